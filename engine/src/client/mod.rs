@@ -1,0 +1,1 @@
+//! OpenViking HTTP client (in progress)

@@ -1,0 +1,36 @@
+//! ovhook's engine: everything between a hook invocation and the OpenViking server.
+//!
+//! # Design
+//!
+//! ```text
+//!  hook payload ──► event ──► journal (ov-journal, one per session)
+//!                                  │
+//!                                  ▼
+//!                   projector::fold (pure) ──► State
+//!                                  │            (acked keys, outbox, in-doubt,
+//!                                  ▼             cursor, rollout position, …)
+//!            delivery (worker): read rollout ► plan ► send ► journal outcome
+//! ```
+//!
+//! State is never stored on its own: it is always the fold of the journal.
+//! Modules are harness-agnostic; ZCode's wire format lives in the `ovhook` binary
+//! and in [`rollout`] (ZCode's rollout file).
+#![deny(missing_docs)]
+
+pub mod codec;
+pub mod config;
+pub mod delivery;
+pub mod event;
+pub mod failpoint;
+pub mod ids;
+pub mod paths;
+pub mod plan;
+pub mod projector;
+pub mod rollout;
+pub mod store;
+pub mod text;
+pub mod turn;
+pub mod turnbook;
+
+#[cfg(feature = "http")]
+pub mod client;

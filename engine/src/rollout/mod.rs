@@ -1,0 +1,1 @@
+//! ZCode rollout reader (in progress)

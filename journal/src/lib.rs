@@ -1,0 +1,1 @@
+//! Append-only checksummed journal (in progress)
