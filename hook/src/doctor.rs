@@ -1,0 +1,4 @@
+//! `ovhook doctor` (in progress).
+pub fn run(_args: &[String]) -> anyhow::Result<i32> {
+    anyhow::bail!("doctor: not built yet")
+}

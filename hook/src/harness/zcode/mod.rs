@@ -1,0 +1,4 @@
+//! ZCode: hook payloads, hook output, `~/.zcode/cli/config.json`.
+pub mod config_file;
+pub mod output;
+pub mod wire;

@@ -1,0 +1,1 @@
+//! PreToolUse guard (in progress)

@@ -1,0 +1,4 @@
+//! `ovhook mcp` (in progress).
+pub fn run(_args: &[String]) -> anyhow::Result<i32> {
+    anyhow::bail!("mcp: not built yet")
+}
