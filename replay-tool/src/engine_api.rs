@@ -6,17 +6,16 @@
 
 use std::path::Path;
 
-use crate::exit::not_yet_available;
+use std::time::Duration;
+
+use anyhow::Context;
 
 /// `ov_engine::plan::to_json(&ov_engine::plan::first_capture(path)?)`: the messages a first
 /// capture of `path` sends, as a JSON array of `{"turn_id","role","content"}`.
-///
-/// TODO(h/rollout): call the planner once `ov_engine::plan` lands on main.
-pub fn plan_json(_path: &Path) -> anyhow::Result<serde_json::Value> {
-    Err(not_yet_available(
-        "plan",
-        "the rollout planner (ov_engine::plan::first_capture)",
-    ))
+pub fn plan_json(path: &Path) -> anyhow::Result<serde_json::Value> {
+    let plan = ov_engine::plan::first_capture(path)
+        .with_context(|| format!("could not read {}", path.display()))?;
+    serde_json::from_str(&ov_engine::plan::to_json(&plan)).context("the planner printed bad JSON")
 }
 
 /// The first problem `verify` found in a journal.
@@ -45,22 +44,132 @@ pub struct VerifyReport {
     pub repaired: bool,
 }
 
-/// Checks every frame of the journal at `dir` (`ov_journal::Journal::open` with
-/// `RecoveryMode::AbsoluteConsistency`, then `reader().frames_from(start)`); with `repair`,
-/// reopens with `TolerateTailCorruption` to cut a torn tail.
+/// Checks every frame of the journal at `dir`.
+///
+/// 1. `Journal::open` with `AbsoluteConsistency` finds a torn tail or a bad segment header
+///    without changing anything; with `repair`, a torn tail is then cut by reopening with
+///    `TolerateTailCorruption`.
+/// 2. A read-only `Reader` walks every frame of every segment; the first error is the problem.
 ///
 /// `progress` is called with (bytes checked, total bytes) as frames are read.
-///
-/// TODO(h/journal): implement on `ov_journal` once it lands on main.
 pub fn verify_journal(
-    _dir: &Path,
-    _repair: bool,
-    _progress: &mut dyn FnMut(u64, u64),
+    dir: &Path,
+    repair: bool,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> anyhow::Result<VerifyReport> {
-    Err(not_yet_available(
-        "verify",
-        "the journal reader (ov_journal::Journal)",
-    ))
+    use ov_journal::{Error, Journal, Options, Reader, RecoveryMode};
+    let opts = |recovery| Options {
+        recovery,
+        lock_timeout: Duration::from_secs(5),
+        create: false,
+    };
+    let mut problem = None;
+    let mut repaired = false;
+    match Journal::open(dir, opts(RecoveryMode::AbsoluteConsistency)) {
+        Ok(_) => {}
+        Err(Error::TornTail { path, offset }) => {
+            if repair {
+                Journal::open(dir, opts(RecoveryMode::TolerateTailCorruption))
+                    .with_context(|| format!("could not repair {}", dir.display()))?;
+                repaired = true;
+            }
+            problem = Some(JournalProblem {
+                segment: segment_of(&path),
+                offset,
+                kind: "torn-tail".into(),
+                repairable: true,
+            });
+        }
+        Err(e) => match as_problem(&e) {
+            Some(p) => problem = Some(p),
+            None => return Err(e).with_context(|| format!("could not open {}", dir.display())),
+        },
+    }
+    let reader = Reader::open(dir, Duration::from_secs(5))
+        .with_context(|| format!("could not read {}", dir.display()))?;
+    let total: u64 = reader.segments().map(|s| s.valid_end).sum();
+    let done_before: Vec<(u64, u64)> = reader
+        .segments()
+        .scan(0u64, |acc, s| {
+            let before = *acc;
+            *acc += s.valid_end;
+            Some((s.id, before))
+        })
+        .collect();
+    let mut frames = 0u64;
+    let mut valid_bytes = 0u64;
+    for (i, frame) in reader.frames().enumerate() {
+        match frame {
+            Ok(f) => {
+                frames += 1;
+                let next = f.next_position();
+                let base = done_before
+                    .iter()
+                    .find(|(id, _)| *id == next.segment)
+                    .map_or(0, |(_, b)| *b);
+                valid_bytes = base + next.offset;
+                if i % 4096 == 0 {
+                    progress(valid_bytes, total);
+                }
+            }
+            Err(e) => {
+                // A problem found by the reader comes before any tail problem (it is earlier).
+                match as_problem(&e) {
+                    Some(p) => problem = Some(p),
+                    None => return Err(e).with_context(|| format!("could not read {}", dir.display())),
+                }
+                break;
+            }
+        }
+    }
+    progress(valid_bytes, total);
+    Ok(VerifyReport {
+        frames,
+        valid_bytes,
+        problem,
+        repaired,
+    })
+}
+
+/// The journal errors that are findings about the bytes, not failures to look at them.
+fn as_problem(e: &ov_journal::Error) -> Option<JournalProblem> {
+    use ov_journal::Error;
+    Some(match e {
+        Error::Corruption { path, offset, kind } => JournalProblem {
+            segment: segment_of(path),
+            offset: *offset,
+            kind: kind.to_string(),
+            repairable: false,
+        },
+        Error::TornTail { path, offset } => JournalProblem {
+            segment: segment_of(path),
+            offset: *offset,
+            kind: "torn-tail".into(),
+            repairable: true,
+        },
+        Error::NotAJournal { path } => JournalProblem {
+            segment: segment_of(path),
+            offset: 0,
+            kind: "not a journal segment (bad magic)".into(),
+            repairable: false,
+        },
+        Error::UnsupportedVersion { path, found, .. } => JournalProblem {
+            segment: segment_of(path),
+            offset: 0,
+            kind: format!("unsupported format version {found}"),
+            repairable: false,
+        },
+        _ => return None,
+    })
+}
+
+/// Segment files are named `<id as 16 hex digits><suffix>`.
+fn segment_of(path: &Path) -> u64 {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.get(..16))
+        .and_then(|h| u64::from_str_radix(h, 16).ok())
+        .unwrap_or(0)
 }
 
 /// Messages still pending (planned, not acknowledged) for `session` under `state_dir`, counted
