@@ -214,14 +214,14 @@ impl ConfigFile {
 
     /// Our hook entries under `event`, with their group's matcher.
     pub fn our_entries(&self, event: &str) -> Vec<(Option<&Value>, &Value)> {
-        self.entries(event)
-            .filter(|(_, e)| is_ours(e))
-            .collect()
+        self.entries(event).filter(|(_, e)| is_ours(e)).collect()
     }
 
     /// Entries of OpenViking's Node plugin, every event counted.
     pub fn node_plugin_entries(&self) -> usize {
-        let Some(events) = self.events() else { return 0 };
+        let Some(events) = self.events() else {
+            return 0;
+        };
         events
             .keys()
             .map(|ev| self.entries(ev).filter(|(_, e)| is_node_plugin(e)).count())
@@ -374,11 +374,10 @@ fn remove_ours_from_groups(groups: &mut Vec<Value>) -> Option<usize> {
     let mut first = None;
     let mut kept = Vec::with_capacity(groups.len());
     for mut group in std::mem::take(groups) {
-        let mut had_ours = false;
         if let Some(Value::Array(entries)) = group.get_mut("hooks") {
             let before = entries.len();
             entries.retain(|e| !(is_ours(e) || is_node_plugin(e)));
-            had_ours = entries.len() != before;
+            let had_ours = entries.len() != before;
             if had_ours && first.is_none() {
                 first = Some(kept.len());
             }
@@ -404,7 +403,11 @@ pub fn is_ours(entry: &Value) -> bool {
     let command_is_ovhook = entry
         .get("command")
         .and_then(Value::as_str)
-        .and_then(|c| Path::new(c).file_name().map(|n| n.to_string_lossy().into_owned()))
+        .and_then(|c| {
+            Path::new(c)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
         .is_some_and(|n| n == "ovhook" || n == "ovhook.exe");
     let sub = entry
         .get("args")
