@@ -16,6 +16,7 @@ use ov_engine::config::{self, LoadContext, SourceStatus};
 use serde_json::Value;
 
 use crate::harness::zcode::config_file::{ConfigFile, OUR_HOOKS};
+use crate::harness::HookEvent;
 use crate::install::zcode_config_path;
 
 /// Severity of a check.
@@ -221,7 +222,11 @@ fn hook_check(
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
-    if kind != "process" || args.first() != Some(&sub) {
+    let runs_event = args
+        .first()
+        .and_then(|a| HookEvent::from_command(a))
+        .map(HookEvent::wire_name);
+    if kind != "process" || args.first() != Some(&sub) || runs_event != Some(event) {
         return Check::new(
             Level::Fail,
             what,

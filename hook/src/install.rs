@@ -160,7 +160,11 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     let notes = file.merge_ours(&exe);
     let wrote = save(&path, &file)?;
 
-    let verb = if wrote { "installed" } else { "already installed" };
+    let verb = if wrote {
+        "installed"
+    } else {
+        "already installed"
+    };
     println!("ovhook: {verb} for ZCode in {}", path.display());
     if wrote && file.original.is_some() {
         println!("  backup: {}", ovcli::backup_path(&path).display());
@@ -206,7 +210,10 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
     let path = zcode_config_path(&home);
     let mut file = ConfigFile::read(&path)?;
     if file.original.is_none() {
-        println!("ovhook: nothing to uninstall ({} does not exist)", path.display());
+        println!(
+            "ovhook: nothing to uninstall ({} does not exist)",
+            path.display()
+        );
         return Ok(0);
     }
     let removed = file.remove_ours();

@@ -32,11 +32,14 @@ pub struct Credentials {
 impl Credentials {
     /// True when at least one flag was given.
     pub fn any(&self) -> bool {
-        self.url.is_some() || self.api_key.is_some() || self.account.is_some() || self.user.is_some()
+        self.url.is_some()
+            || self.api_key.is_some()
+            || self.account.is_some()
+            || self.user.is_some()
     }
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// Written (the file changed).
@@ -63,7 +66,10 @@ pub fn write(path: &Path, creds: &Credentials) -> anyhow::Result<Outcome> {
         Some(b) => match serde_json::from_slice::<Value>(b) {
             Ok(Value::Object(m)) => m,
             Ok(_) => bail!("{} is not a JSON object; fix it and re-run", path.display()),
-            Err(e) => bail!("{} is malformed JSON ({e}); fix it and re-run", path.display()),
+            Err(e) => bail!(
+                "{} is malformed JSON ({e}); fix it and re-run",
+                path.display()
+            ),
         },
     };
     if let Some(url) = &creds.url {
@@ -90,7 +96,8 @@ pub fn write(path: &Path, creds: &Credentials) -> anyhow::Result<Outcome> {
             }
         }
     }
-    let mut bytes = serde_json::to_vec_pretty(&Value::Object(map)).context("could not encode ovcli.conf")?;
+    let mut bytes =
+        serde_json::to_vec_pretty(&Value::Object(map)).context("could not encode ovcli.conf")?;
     bytes.push(b'\n');
     if original.as_deref() == Some(bytes.as_slice()) {
         set_mode(path, 0o600)?;
