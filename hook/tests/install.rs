@@ -96,7 +96,10 @@ fn fresh_install_writes_four_process_hooks_and_the_mcp_server() {
         .expect("events")
         .keys()
         .collect();
-    assert_eq!(events, ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"]);
+    assert_eq!(
+        events,
+        ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"]
+    );
     for (event, sub) in [
         ("SessionStart", "session-start"),
         ("UserPromptSubmit", "user-prompt-submit"),
@@ -129,11 +132,17 @@ fn fresh_install_writes_four_process_hooks_and_the_mcp_server() {
         );
     }
     assert_eq!(mcp["args"], json!(["mcp"]));
-    assert_eq!(mcp["env"]["OPENVIKING_INTEGRATION_ID"], json!("openviking-memory"));
+    assert_eq!(
+        mcp["env"]["OPENVIKING_INTEGRATION_ID"],
+        json!("openviking-memory")
+    );
     assert!(Path::new(mcp["command"].as_str().expect("cmd")).is_file());
     assert_eq!(mode(&h.config()), 0o600);
     assert!(!h.backup().exists());
-    assert!(!h.ovcli().exists(), "no credential flags: ovcli.conf untouched");
+    assert!(
+        !h.ovcli().exists(),
+        "no credential flags: ovcli.conf untouched"
+    );
 }
 
 #[test]
@@ -144,7 +153,9 @@ fn reinstall_is_byte_identical_without_backup_churn() {
     let first = fs::read(h.config()).expect("read");
     let backup = fs::read(h.backup()).expect("backup of the previous file");
     assert_eq!(mode(&h.backup()), 0o600);
-    h.install(&[]).success().stdout(predicates::str::contains("already installed"));
+    h.install(&[])
+        .success()
+        .stdout(predicates::str::contains("already installed"));
     h.install(&[]).success();
     assert_eq!(fs::read(h.config()).expect("read"), first);
     assert_eq!(fs::read(h.backup()).expect("read"), backup);
@@ -189,8 +200,14 @@ fn foreign_entries_and_keys_are_kept_in_order_and_uninstall_restores_them() {
     let ups = groups(&cfg, "UserPromptSubmit");
     assert_eq!(ups.len(), 2);
     assert_eq!(ups[0], original["hooks"]["events"]["UserPromptSubmit"][0]);
-    assert_eq!(groups(&cfg, "PostToolUse"), groups(&original, "PostToolUse"));
-    assert_eq!(cfg["mcp"]["servers"]["github"], original["mcp"]["servers"]["github"]);
+    assert_eq!(
+        groups(&cfg, "PostToolUse"),
+        groups(&original, "PostToolUse")
+    );
+    assert_eq!(
+        cfg["mcp"]["servers"]["github"],
+        original["mcp"]["servers"]["github"]
+    );
 
     h.cmd(&["uninstall"]).success();
     assert_eq!(h.read_config(), original);
@@ -273,7 +290,9 @@ fn unknown_event_keys_are_reported_by_name() {
         .stderr(predicates::str::contains("\"hooks.events.PreCompact\""))
         .stderr(predicates::str::contains("disables EVERY hook"));
     // Foreign keys are reported, not deleted.
-    assert!(h.read_config()["hooks"]["events"].get("SessionEnd").is_some());
+    assert!(h.read_config()["hooks"]["events"]
+        .get("SessionEnd")
+        .is_some());
 }
 
 /// The anchor's installer output (§9), with a user hook next to it.
@@ -303,9 +322,9 @@ fn node_plugin_config() -> Value {
 fn node_plugin_entries_are_replaced_by_exactly_one_group_of_ours() {
     let h = Home::new();
     h.write_config(&node_plugin_config());
-    h.install(&[])
-        .success()
-        .stdout(predicates::str::contains("replaced 5 hook entries of the OpenViking Node plugin"));
+    h.install(&[]).success().stdout(predicates::str::contains(
+        "replaced 5 hook entries of the OpenViking Node plugin",
+    ));
     let cfg = h.read_config();
     let text = cfg.to_string();
     assert!(!text.contains(".mjs"), "{text}");
@@ -324,7 +343,9 @@ fn a_users_own_openviking_mcp_server_is_left_alone() {
     let h = Home::new();
     let theirs = json!({"command": "/opt/ov-mcp", "args": [], "enabled": true});
     h.write_config(&json!({"mcp": {"servers": {"openviking": theirs}}}));
-    h.install(&[]).success().stdout(predicates::str::contains("left as is"));
+    h.install(&[])
+        .success()
+        .stdout(predicates::str::contains("left as is"));
     assert_eq!(h.read_config()["mcp"]["servers"]["openviking"], theirs);
     h.cmd(&["uninstall"]).success();
     assert_eq!(h.read_config()["mcp"]["servers"]["openviking"], theirs);
@@ -335,7 +356,11 @@ fn written_hooks_use_only_valid_event_names() {
     let h = Home::new();
     h.write_config(&foreign_config());
     h.install(&[]).success();
-    for key in h.read_config()["hooks"]["events"].as_object().expect("events").keys() {
+    for key in h.read_config()["hooks"]["events"]
+        .as_object()
+        .expect("events")
+        .keys()
+    {
         assert!(VALID.contains(&key.as_str()), "{key}");
     }
 }
@@ -346,10 +371,21 @@ fn ovcli_conf_is_written_0600_and_merged() {
     let dir = h.path().join(".openviking");
     fs::create_dir_all(&dir).expect("mkdir");
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).expect("chmod");
-    fs::write(h.ovcli(), r#"{"url":"http://old:1","account_id":"old","plugin":{"x":1}}"#).expect("w");
-    h.install(&["--url", "http://127.0.0.1:1933/", "--api-key", "", "--account", "acme"])
-        .success()
-        .stdout(predicates::str::contains("credentials:"));
+    fs::write(
+        h.ovcli(),
+        r#"{"url":"http://old:1","account_id":"old","plugin":{"x":1}}"#,
+    )
+    .expect("w");
+    h.install(&[
+        "--url",
+        "http://127.0.0.1:1933/",
+        "--api-key",
+        "",
+        "--account",
+        "acme",
+    ])
+    .success()
+    .stdout(predicates::str::contains("credentials:"));
     let conf: Value = serde_json::from_str(&fs::read_to_string(h.ovcli()).expect("r")).expect("j");
     assert_eq!(
         conf,
@@ -360,7 +396,8 @@ fn ovcli_conf_is_written_0600_and_merged() {
     assert_eq!(mode(&dir.join("ovcli.conf.bak")), 0o600);
 
     // Unspecified keeps; an empty --account deletes; --api-key sets.
-    h.install(&["--user=zed", "--account", "", "--api-key", "k2"]).success();
+    h.install(&["--user=zed", "--account", "", "--api-key", "k2"])
+        .success();
     let conf: Value = serde_json::from_str(&fs::read_to_string(h.ovcli()).expect("r")).expect("j");
     assert_eq!(
         conf,
@@ -394,7 +431,8 @@ fn usage_errors_exit_2() {
 fn home_flag_overrides_home() {
     let h = Home::new();
     let other = tempfile::tempdir().expect("tempdir");
-    h.install(&["--home", &other.path().to_string_lossy()]).success();
+    h.install(&["--home", &other.path().to_string_lossy()])
+        .success();
     assert!(other.path().join(".zcode/cli/config.json").is_file());
     assert!(!h.config().exists());
 }

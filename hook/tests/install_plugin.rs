@@ -15,7 +15,9 @@ const VALID: [&str; 7] = [
 ];
 
 fn plugin(rel: &str) -> (String, Value) {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("plugin/zcode").join(rel);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("plugin/zcode")
+        .join(rel);
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     (text, v)
@@ -45,7 +47,11 @@ fn hooks_json_uses_zcode_plugin_root_and_valid_events() {
         assert!(VALID.contains(&event.as_str()), "{event}");
         let groups = groups.as_array().expect("groups");
         assert_eq!(groups.len(), 1);
-        assert_eq!(groups[0].get("matcher").is_some(), event == "PreToolUse", "{event}");
+        assert_eq!(
+            groups[0].get("matcher").is_some(),
+            event == "PreToolUse",
+            "{event}"
+        );
         for e in groups[0]["hooks"].as_array().expect("entries") {
             assert_eq!(e["type"], "process");
             assert_eq!(e["command"], "${ZCODE_PLUGIN_ROOT}/bin/ovhook");
@@ -66,6 +72,9 @@ fn mcp_json_runs_ovhook_mcp() {
     assert_eq!(s["args"], serde_json::json!(["mcp"]));
     assert_eq!(s["env"]["OPENVIKING_INTEGRATION_ID"], "openviking-memory");
     for k in s.as_object().expect("server").keys() {
-        assert!(["command", "args", "cwd", "env", "enabled", "timeoutMs"].contains(&k.as_str()), "{k}");
+        assert!(
+            ["command", "args", "cwd", "env", "enabled", "timeoutMs"].contains(&k.as_str()),
+            "{k}"
+        );
     }
 }

@@ -45,9 +45,8 @@ pub fn write(path: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
         // Errors from the last write() are reported only on fsync/close.
         f.sync_all()
             .with_context(|| format!("could not sync {}", tmp.display()))?;
-        fs::rename(&tmp, path).with_context(|| {
-            format!("could not rename {} to {}", tmp.display(), path.display())
-        })?;
+        fs::rename(&tmp, path)
+            .with_context(|| format!("could not rename {} to {}", tmp.display(), path.display()))?;
         if let Ok(d) = fs::File::open(dir) {
             d.sync_all()
                 .with_context(|| format!("could not sync {}", dir.display()))?;
@@ -62,5 +61,7 @@ pub fn write(path: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
 
 /// The mode of an existing file, if any.
 pub fn mode_of(path: &Path) -> Option<u32> {
-    fs::metadata(path).ok().map(|m| m.permissions().mode() & 0o7777)
+    fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777)
 }
