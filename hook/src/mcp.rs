@@ -8,7 +8,7 @@
 //! | blank | ignored | nothing |
 //! | not JSON | - | `-32700 Parse error`, id null |
 //! | not an object, or `jsonrpc != "2.0"` | - | `-32600 Invalid JSON-RPC message`, id null |
-//! | `initialize` | on the reader thread: later lines wait for it | the upstream reply |
+//! | `initialize`, `notifications/initialized` | on the reader thread, after the in-flight ones: later lines wait | the upstream reply / nothing |
 //! | other request | a worker thread (at most [`MAX_IN_FLIGHT`]) | the upstream messages, or a mapped error |
 //! | notification, client response | a worker thread | nothing |
 //!
@@ -76,14 +76,22 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
             continue;
         };
         let (raw, value) = msg;
-        if value.get("method").and_then(Value::as_str) == Some("initialize") {
-            // Later messages must see the negotiated session: handle it before reading on.
+        if matches!(
+            value.get("method").and_then(Value::as_str),
+            Some("initialize" | "notifications/initialized")
+        ) {
+            // Session lifecycle: later messages must see the negotiated session, and the server
+            // must see `initialized` before any request that follows it.
             in_flight.wait_idle();
             out.write_all(&upstream.handle(&raw, &value));
             continue;
         }
         in_flight.acquire();
-        let (up, o, flight) = (Arc::clone(&upstream), Arc::clone(&out), Arc::clone(&in_flight));
+        let (up, o, flight) = (
+            Arc::clone(&upstream),
+            Arc::clone(&out),
+            Arc::clone(&in_flight),
+        );
         let spawned = std::thread::Builder::new()
             .name("mcp-msg".into())
             .spawn(move || {
@@ -150,7 +158,10 @@ impl Output {
         for m in messages {
             let mut line = m.to_string();
             line.push('\n');
-            if let Err(e) = stdout.write_all(line.as_bytes()).and_then(|()| stdout.flush()) {
+            if let Err(e) = stdout
+                .write_all(line.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
                 // The client is gone; stdin will close too.
                 eprintln!("ovhook mcp: could not write stdout: {e}");
                 return;

@@ -76,7 +76,11 @@ fn home_dir() -> Option<PathBuf> {
 /// * ovcli path: `OPENVIKING_CLI_CONFIG_FILE` or `~/.openviking/ovcli.conf` (strict JSON; a missing
 ///   or invalid file counts as empty).
 pub fn resolve_interim(env: &dyn Fn(&str) -> Option<String>, home: Option<&Path>) -> McpSettings {
-    let env_str = |k: &str| env(k).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+    let env_str = |k: &str| {
+        env(k)
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
     let cli_path = match env_str("OPENVIKING_CLI_CONFIG_FILE") {
         Some(p) => Some(expand_home(&p, home)),
         None => home.map(|h| h.join(".openviking").join("ovcli.conf")),
