@@ -421,3 +421,13 @@ mod tests {
         assert_eq!(decide(Some("Read"), Some(&clean)), None);
     }
 }
+
+/// The URI named in a deny reason (its first `viking:` word), for the journal.
+pub fn uri_in_reason(reason: &str) -> String {
+    reason
+        .lines()
+        .last()
+        .and_then(|l| l.split('"').nth(1))
+        .unwrap_or("")
+        .to_string()
+}

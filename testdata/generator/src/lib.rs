@@ -1,0 +1,1 @@
+//! Generators of ZCode rollout sessions (in progress).
