@@ -23,6 +23,7 @@ mod upstream;
 mod watch;
 
 use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::Context;
@@ -106,7 +107,8 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     in_flight.wait_idle();
     upstream.close();
     out.flush();
-    Ok(0)
+    // A SIGINT/SIGTERM that raced with stdin EOF still decides the exit code.
+    Ok(signals.and_then(|set| signal_exit_code(&set)).unwrap_or(0))
 }
 
 /// Parses one stdin line; writes the parse/shape error itself. `None`: nothing to forward.
@@ -241,6 +243,32 @@ fn block_signals() -> Option<libc::sigset_t> {
     }
 }
 
+/// The exit code chosen by the signal thread; 0 until a signal arrived.
+static SIGNAL_EXIT: AtomicI32 = AtomicI32::new(0);
+
+fn exit_code_for(sig: libc::c_int) -> i32 {
+    if sig == libc::SIGINT {
+        130
+    } else {
+        143
+    }
+}
+
+/// The exit code of a signal already taken by the signal thread, or still pending.
+fn signal_exit_code(set: &libc::sigset_t) -> Option<i32> {
+    let taken = SIGNAL_EXIT.load(Ordering::Acquire);
+    if taken != 0 {
+        return Some(taken);
+    }
+    let zero = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `set` is initialised; a zero timeout makes this a non-blocking poll.
+    let sig = unsafe { libc::sigtimedwait(set, std::ptr::null_mut(), &zero) };
+    (sig > 0).then(|| exit_code_for(sig))
+}
+
 /// Waits for SIGINT/SIGTERM, then closes the session, flushes and exits 130/143.
 fn spawn_signal_thread(set: libc::sigset_t, upstream: Arc<Upstream>, out: Arc<Output>) {
     let _ = std::thread::Builder::new()
@@ -251,8 +279,10 @@ fn spawn_signal_thread(set: libc::sigset_t, upstream: Arc<Upstream>, out: Arc<Ou
             if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
                 return;
             }
+            let code = exit_code_for(sig);
+            SIGNAL_EXIT.store(code, Ordering::Release);
             upstream.close();
             out.flush();
-            std::process::exit(if sig == libc::SIGINT { 130 } else { 143 });
+            std::process::exit(code);
         });
 }
