@@ -25,7 +25,7 @@
 //! `messages` for the life of the journal (content dropped), so a lost cursor, a
 //! rotated rollout or a rescanned file can never make an old turn look new.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 

@@ -174,10 +174,10 @@ impl SessionStore {
                         position: frame.position,
                         reason: format!("snapshot: {e}"),
                     });
-                    (State::default(), first_position(), false)
+                    (State::default(), reader.start(), false)
                 }
             },
-            None => (State::default(), first_position(), false),
+            None => (State::default(), reader.start(), false),
         };
         let mut end = start;
         for frame in reader.frames_from(start) {
@@ -216,7 +216,7 @@ impl SessionStore {
     pub fn events(&self) -> Result<Vec<(Position, Result<Envelope, CodecError>)>, StoreError> {
         let reader = self.journal.reader().map_err(|e| self.err(e))?;
         let mut out = Vec::new();
-        for frame in reader.frames_from(first_position()) {
+        for frame in reader.frames() {
             let frame = frame.map_err(|e| self.err(e))?;
             if frame.kind == FrameKind::Record {
                 out.push((frame.position, codec::decode_event(frame.payload)));
@@ -234,13 +234,6 @@ impl SessionStore {
         self.journal
             .roll_with_snapshot(&buf)
             .map_err(|e| self.err(e))
-    }
-}
-
-fn first_position() -> Position {
-    Position {
-        segment: 0,
-        offset: 0,
     }
 }
 
