@@ -12,8 +12,8 @@ use ov_testdata::{committed, expected_json, write_session};
 
 /// The benchmark rollout at `path`, about `target` bytes.
 fn write_big(path: &Path, target: u64) -> Result<()> {
-    let (spec, written) =
-        ov_testdata::write_big(path, target).with_context(|| format!("could not write {}", path.display()))?;
+    let (spec, written) = ov_testdata::write_big(path, target)
+        .with_context(|| format!("could not write {}", path.display()))?;
     let expected = spec.expected(&written.turn_ids);
     println!(
         "{}: {} bytes, {} lines, {} turns, {} expected messages, {} messages by the anchor's algorithm",
