@@ -1,0 +1,285 @@
+//! On-disk encoding: segment header and frame layout (see `journal/FORMAT.md`).
+//!
+//! Everything here is pure: bytes in, bytes out. All integers are little-endian.
+
+use crate::error::CorruptionKind;
+use crate::FrameKind;
+
+/// Magic at the start of every segment file.
+pub const MAGIC: [u8; 8] = *b"OVJRNL\r\n";
+/// The format version this build writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// Oldest format version this build reads.
+pub const MIN_READ_VERSION: u32 = 1;
+/// Size of the segment header in bytes; the first frame starts here.
+pub const SEGMENT_HEADER_LEN: u64 = 32;
+/// Size of a frame header in bytes (the payload follows it).
+pub const FRAME_HEADER_LEN: u64 = 16;
+/// Largest payload a frame may carry (64 MiB). Checked before anything is allocated or read.
+pub const MAX_PAYLOAD_LEN: u32 = 64 * 1024 * 1024;
+
+/// Xor-ed into the segment header crc ("OVJS").
+const SEGMENT_CRC_MASK: u32 = 0x534A_564F;
+/// Xor-ed into the frame header crc ("OVJH"), so that zero bytes never validate.
+const HEADER_CRC_MASK: u32 = 0x484A_564F;
+/// Xor-ed into the frame crc ("OVJF").
+const FRAME_CRC_MASK: u32 = 0x464A_564F;
+
+/// Frame flag: this frame starts a unit (a single frame or the first frame of a batch).
+pub const FLAG_BEGIN: u8 = 0x01;
+/// Frame flag: this frame ends a unit (a single frame or the last frame of a batch).
+pub const FLAG_END: u8 = 0x02;
+const KNOWN_FLAGS: u8 = FLAG_BEGIN | FLAG_END;
+
+const KIND_RECORD: u8 = 1;
+const KIND_SNAPSHOT: u8 = 2;
+
+/// The kind byte stored for `kind`.
+pub fn kind_byte(kind: FrameKind) -> u8 {
+    match kind {
+        FrameKind::Record => KIND_RECORD,
+        FrameKind::Snapshot => KIND_SNAPSHOT,
+    }
+}
+
+fn kind_from_byte(b: u8) -> Option<FrameKind> {
+    match b {
+        KIND_RECORD => Some(FrameKind::Record),
+        KIND_SNAPSHOT => Some(FrameKind::Snapshot),
+        _ => None,
+    }
+}
+
+fn crc(parts: &[&[u8]]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    for p in parts {
+        h.update(p);
+    }
+    h.finalize()
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes(s.try_into().ok()?))
+}
+
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    let s = b.get(at..at.checked_add(8)?)?;
+    Some(u64::from_le_bytes(s.try_into().ok()?))
+}
+
+/// Appends a segment header to `out`.
+// Format: { magic:[u8;8] | version:u32 | header_len:u32 | segment_id:u64 | reserved:u32 (0) | crc:u32 }
+//         crc = crc32(bytes 0..28) ^ 0x534A564F
+pub fn encode_segment_header(out: &mut Vec<u8>, segment_id: u64) {
+    let start = out.len();
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(SEGMENT_HEADER_LEN as u32).to_le_bytes());
+    out.extend_from_slice(&segment_id.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    let c = crc(&[out.get(start..).unwrap_or_default()]) ^ SEGMENT_CRC_MASK;
+    out.extend_from_slice(&c.to_le_bytes());
+}
+
+/// Why a segment header was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderError {
+    /// Fewer than [`SEGMENT_HEADER_LEN`] bytes.
+    Short,
+    /// The magic does not match: not a journal segment.
+    BadMagic,
+    /// A format version this build cannot read.
+    Version(u32),
+    /// The header does not verify.
+    Corrupt(CorruptionKind),
+}
+
+/// Decodes and verifies a segment header; returns the segment id.
+///
+/// The magic and the version (bytes 0..12) keep their place in every format version, so a future
+/// version is always refused as such rather than as corruption.
+pub fn decode_segment_header(b: &[u8]) -> Result<u64, HeaderError> {
+    if (b.len() as u64) < SEGMENT_HEADER_LEN {
+        // A short prefix of a valid magic is a torn header; anything else is not ours.
+        let n = b.len().min(MAGIC.len());
+        if b.get(..n) != MAGIC.get(..n) {
+            return Err(HeaderError::BadMagic);
+        }
+        return Err(HeaderError::Short);
+    }
+    if b.get(..8) != Some(&MAGIC[..]) {
+        return Err(HeaderError::BadMagic);
+    }
+    let version = u32_at(b, 8).ok_or(HeaderError::Short)?;
+    if !(MIN_READ_VERSION..=FORMAT_VERSION).contains(&version) {
+        return Err(HeaderError::Version(version));
+    }
+    let stored = u32_at(b, 28).ok_or(HeaderError::Short)?;
+    if crc(&[b.get(..28).unwrap_or_default()]) ^ SEGMENT_CRC_MASK != stored {
+        return Err(HeaderError::Corrupt(CorruptionKind::SegmentHeaderChecksum));
+    }
+    if u32_at(b, 12) != Some(SEGMENT_HEADER_LEN as u32) || u32_at(b, 24) != Some(0) {
+        return Err(HeaderError::Corrupt(CorruptionKind::SegmentHeaderField));
+    }
+    u64_at(b, 16).ok_or(HeaderError::Short)
+}
+
+/// Appends one frame to `out`.
+// Format: { len:u32 | kind:u8 | flags:u8 | reserved:u16 (0) | head_crc:u32 | crc:u32 | payload:[u8; len] }
+//         head_crc = crc32(bytes 0..8) ^ 0x484A564F
+//         crc      = crc32(bytes 0..8 ++ payload) ^ 0x464A564F
+pub fn encode_frame(out: &mut Vec<u8>, kind: FrameKind, flags: u8, payload: &[u8]) {
+    // Callers check the cap first; the cast cannot truncate below it.
+    debug_assert!(payload.len() as u64 <= u64::from(MAX_PAYLOAD_LEN));
+    let mut head = [0u8; 8];
+    let len = (payload.len() as u32).to_le_bytes();
+    head[..4].copy_from_slice(&len);
+    head[4] = kind_byte(kind);
+    head[5] = flags;
+    let head_crc = crc(&[&head]) ^ HEADER_CRC_MASK;
+    let frame_crc = crc(&[&head, payload]) ^ FRAME_CRC_MASK;
+    out.reserve(FRAME_HEADER_LEN as usize + payload.len());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&head_crc.to_le_bytes());
+    out.extend_from_slice(&frame_crc.to_le_bytes());
+    out.extend_from_slice(payload);
+}
+
+/// The bytes a frame with `payload_len` bytes of payload occupies on disk.
+pub fn frame_size(payload_len: usize) -> u64 {
+    FRAME_HEADER_LEN + payload_len as u64
+}
+
+/// A frame that verified.
+#[derive(Debug, Clone, Copy)]
+pub struct Decoded<'a> {
+    /// Its kind.
+    pub kind: FrameKind,
+    /// Its flags ([`FLAG_BEGIN`], [`FLAG_END`]).
+    pub flags: u8,
+    /// Its payload.
+    pub payload: &'a [u8],
+    /// Offset just past it.
+    pub next: usize,
+}
+
+/// Why no frame could be decoded at an offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The data ends inside the frame (what a truncation looks like). The header, when
+    /// complete, verified.
+    Truncated,
+    /// The bytes are not a valid frame.
+    Bad(CorruptionKind),
+}
+
+/// Decodes and verifies the frame at `at`. Never allocates; the length is checked against the
+/// cap and the header crc before the payload is touched.
+pub fn decode_frame(data: &[u8], at: usize) -> Result<Decoded<'_>, DecodeError> {
+    let hdr_end = at
+        .checked_add(FRAME_HEADER_LEN as usize)
+        .ok_or(DecodeError::Truncated)?;
+    let Some(hdr) = data.get(at..hdr_end) else {
+        return Err(DecodeError::Truncated);
+    };
+    let head = hdr.get(..8).unwrap_or_default();
+    let head_crc = u32_at(hdr, 8).ok_or(DecodeError::Truncated)?;
+    if crc(&[head]) ^ HEADER_CRC_MASK != head_crc {
+        return Err(DecodeError::Bad(CorruptionKind::HeaderChecksum));
+    }
+    let len = u32_at(hdr, 0).ok_or(DecodeError::Truncated)?;
+    if len > MAX_PAYLOAD_LEN {
+        return Err(DecodeError::Bad(CorruptionKind::LengthOverCap { len }));
+    }
+    let kind_b = hdr.get(4).copied().unwrap_or(0);
+    let Some(kind) = kind_from_byte(kind_b) else {
+        return Err(DecodeError::Bad(CorruptionKind::UnknownKind(kind_b)));
+    };
+    let flags = hdr.get(5).copied().unwrap_or(0);
+    if flags & !KNOWN_FLAGS != 0 || hdr.get(6..8) != Some(&[0, 0][..]) {
+        return Err(DecodeError::Bad(CorruptionKind::UnknownFlags(flags)));
+    }
+    let end = hdr_end
+        .checked_add(len as usize)
+        .ok_or(DecodeError::Truncated)?;
+    let Some(payload) = data.get(hdr_end..end) else {
+        return Err(DecodeError::Truncated);
+    };
+    let stored = u32_at(hdr, 12).ok_or(DecodeError::Truncated)?;
+    if crc(&[head, payload]) ^ FRAME_CRC_MASK != stored {
+        return Err(DecodeError::Bad(CorruptionKind::FrameChecksum));
+    }
+    Ok(Decoded {
+        kind,
+        flags,
+        payload,
+        next: end,
+    })
+}
+
+#[cfg(test)]
+#[expect(clippy::unwrap_used, clippy::indexing_slicing, reason = "tests")]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeros_never_decode() {
+        let z = vec![0u8; 4096];
+        for at in 0..64 {
+            assert!(matches!(decode_frame(&z, at), Err(DecodeError::Bad(_))));
+        }
+        assert_eq!(decode_segment_header(&z), Err(HeaderError::BadMagic));
+    }
+
+    #[test]
+    fn frame_round_trip_and_layout() {
+        let mut b = Vec::new();
+        encode_frame(&mut b, FrameKind::Snapshot, FLAG_BEGIN | FLAG_END, b"hello");
+        assert_eq!(b.len() as u64, frame_size(5));
+        assert_eq!(&b[..4], &5u32.to_le_bytes());
+        assert_eq!(b[4], 2);
+        assert_eq!(b[5], 3);
+        let d = decode_frame(&b, 0).unwrap();
+        assert_eq!(d.payload, b"hello");
+        assert_eq!(d.kind, FrameKind::Snapshot);
+        assert_eq!(d.next, b.len());
+        assert_eq!(
+            decode_frame(&b[..b.len() - 1], 0).unwrap_err(),
+            DecodeError::Truncated
+        );
+        assert_eq!(
+            decode_frame(&b[..15], 0).unwrap_err(),
+            DecodeError::Truncated
+        );
+    }
+
+    #[test]
+    fn segment_header_round_trip() {
+        let mut b = Vec::new();
+        encode_segment_header(&mut b, 0x1234);
+        assert_eq!(b.len() as u64, SEGMENT_HEADER_LEN);
+        assert_eq!(decode_segment_header(&b), Ok(0x1234));
+        assert_eq!(decode_segment_header(&b[..10]), Err(HeaderError::Short));
+        let mut v = b.clone();
+        v[8] = 9;
+        assert_eq!(decode_segment_header(&v), Err(HeaderError::Version(9)));
+    }
+
+    #[test]
+    fn oversized_length_is_refused_before_reading_payload() {
+        let mut head = [0u8; 8];
+        head[..4].copy_from_slice(&(MAX_PAYLOAD_LEN + 1).to_le_bytes());
+        head[4] = 1;
+        head[5] = 3;
+        let mut b = head.to_vec();
+        b.extend_from_slice(&(crc(&[&head]) ^ HEADER_CRC_MASK).to_le_bytes());
+        b.extend_from_slice(&[0; 4]);
+        assert_eq!(
+            decode_frame(&b, 0).unwrap_err(),
+            DecodeError::Bad(CorruptionKind::LengthOverCap {
+                len: MAX_PAYLOAD_LEN + 1
+            })
+        );
+    }
+}

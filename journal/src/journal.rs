@@ -1,0 +1,464 @@
+//! The journal handle: open and recovery, single and batch appends, rolls, segment removal.
+//!
+//! # Design
+//!
+//! Every mutation runs under the exclusive `flock` on `<dir>/LOCK`, taken with a bounded wait,
+//! after checking the active segment's tail (another process may have appended, rolled, or died
+//! mid-write). Within a process a `Mutex` (also acquired with a bounded wait) serializes the
+//! handle's threads. Each append writes its complete encoding with one positioned `write_all` at
+//! the verified end of the file, from one reused buffer.
+
+use std::fs::File;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::error::{CorruptionKind, Error, IoContext, Result};
+use crate::format::{
+    encode_frame, frame_size, FLAG_BEGIN, FLAG_END, MAX_PAYLOAD_LEN, SEGMENT_HEADER_LEN,
+};
+use crate::lock::{lock_bounded, open_lock_file, Held};
+use crate::map::Map;
+use crate::reader::Reader;
+use crate::recovery::scan;
+use crate::segment::{self, Header};
+use crate::writer::Writer;
+use crate::{Durability, FrameKind, Options, Position, RecoveryMode};
+
+/// Name of the lock file inside a journal directory.
+pub const LOCK_FILE: &str = "LOCK";
+
+/// A journal: a directory of segment files, shared safely by many processes.
+///
+/// `Journal` is `Send + Sync`; its methods take `&self`.
+#[derive(Debug)]
+pub struct Journal {
+    dir: PathBuf,
+    lock_path: PathBuf,
+    opts: Options,
+    lock_file: File,
+    state: Mutex<State>,
+    poisoned: AtomicBool,
+}
+
+/// What this handle knows about the active segment. Only valid under the `LOCK`, after
+/// [`Journal::refresh`].
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) active: u64,
+    pub(crate) path: PathBuf,
+    pub(crate) file: File,
+    /// The verified end of the last whole unit in the active segment.
+    pub(crate) end: u64,
+    /// Reused encoding buffer.
+    pub(crate) buf: Vec<u8>,
+}
+
+impl Journal {
+    /// Opens the journal in `dir`, creating it (directory 0700, files 0600) when `opts.create` is
+    /// set. Takes the exclusive lock, removes leftovers of an interrupted roll, and recovers the
+    /// active segment's tail according to `opts.recovery`.
+    pub fn open(dir: &Path, opts: Options) -> Result<Journal> {
+        if !dir.is_dir() {
+            if !opts.create {
+                return Err(Error::NotFound {
+                    path: dir.to_path_buf(),
+                });
+            }
+            create_dir(dir)?;
+        }
+        let lock_path = dir.join(LOCK_FILE);
+        let lock_file = open_lock_file(&lock_path)?;
+        let held = take(&lock_file, &lock_path, true, opts.lock_timeout)?;
+        segment::remove_stale_tmp(dir)?;
+        let mut ids = segment::list(dir)?;
+        if ids.is_empty() {
+            if !opts.create {
+                return Err(Error::NotFound {
+                    path: dir.to_path_buf(),
+                });
+            }
+            segment::create(dir, 0, None)?;
+            ids.push(0);
+        }
+        for &id in ids.iter().rev().skip(1) {
+            let p = segment::path(dir, id);
+            let f = File::open(&p).at(&p)?;
+            if let Header::Torn = segment::check_header(&f, &p, id)? {
+                return Err(Error::Corruption {
+                    path: p,
+                    offset: 0,
+                    kind: CorruptionKind::SegmentHeaderTruncated,
+                });
+            }
+        }
+        let state = load_active(dir, &opts, true)?;
+        drop(held);
+        Ok(Journal {
+            dir: dir.to_path_buf(),
+            lock_path,
+            opts,
+            lock_file,
+            state: Mutex::new(state),
+            poisoned: AtomicBool::new(false),
+        })
+    }
+
+    /// The journal directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Appends one record frame; returns its position. With [`Durability::Sync`] the frame is on
+    /// disk (`fdatasync`) before this returns.
+    pub fn append(&self, payload: &[u8], d: Durability) -> Result<Position> {
+        self.append_batch(&[payload], d)
+    }
+
+    /// Appends record frames that land whole or not at all (after a crash, recovery and readers see
+    /// either every frame of the batch or none). Returns the position of the first frame; an empty
+    /// batch writes nothing and returns the end.
+    pub fn append_batch(&self, payloads: &[&[u8]], d: Durability) -> Result<Position> {
+        self.check_payloads(payloads)?;
+        let mut st = self.state()?;
+        let _held = self.lock(true)?;
+        self.refresh(&mut st, true)?;
+        let pos = Position {
+            segment: st.active,
+            offset: st.end,
+        };
+        if payloads.is_empty() {
+            return Ok(pos);
+        }
+        st.buf.clear();
+        encode_batch(&mut st.buf, payloads);
+        self.write_buf(&mut st)?;
+        if d == Durability::Sync {
+            self.sync(&st)?;
+        }
+        Ok(pos)
+    }
+
+    /// The position after the last valid frame, re-read from disk (sees other processes'
+    /// appends).
+    pub fn end(&self) -> Result<Position> {
+        let mut st = self.state()?;
+        let _held = self.lock(false)?;
+        self.refresh(&mut st, false)?;
+        Ok(Position {
+            segment: st.active,
+            offset: st.end,
+        })
+    }
+
+    /// A memory-mapped view of all segments as they are now. It takes the shared lock only while
+    /// it is built; later appends by anyone are not visible in it.
+    pub fn reader(&self) -> Result<Reader> {
+        let mut st = self.state()?;
+        let _held = self.lock(false)?;
+        self.refresh(&mut st, false)?;
+        Reader::load(&self.dir, Some((st.active, st.end)))
+    }
+
+    /// Starts a new segment whose first frame is `snapshot` (a [`FrameKind::Snapshot`] frame),
+    /// after making the current one durable. Later appends go to the new segment; readers can
+    /// start from [`Reader::latest_snapshot`] instead of the beginning. Returns the snapshot's
+    /// position. Durable when it returns.
+    pub fn roll_with_snapshot(&self, snapshot: &[u8]) -> Result<Position> {
+        self.check_payloads(&[snapshot])?;
+        let mut st = self.state()?;
+        let _held = self.lock(true)?;
+        self.refresh(&mut st, true)?;
+        self.roll(&mut st, snapshot)
+    }
+
+    /// Removes every segment whose id is below `segment`, never the active one. Returns how many
+    /// were removed. Open [`Reader`]s keep their view of removed segments.
+    pub fn remove_segments_before(&self, segment: u64) -> Result<usize> {
+        self.check_poison()?;
+        let mut st = self.state()?;
+        let _held = self.lock(true)?;
+        self.refresh(&mut st, true)?;
+        let limit = segment.min(st.active);
+        let mut removed = 0;
+        for id in segment::list(&self.dir)? {
+            if id < limit {
+                let p = segment::path(&self.dir, id);
+                std::fs::remove_file(&p).at(&p)?;
+                removed += 1;
+            }
+        }
+        if removed > 0 {
+            segment::sync_dir(&self.dir)?;
+        }
+        Ok(removed)
+    }
+
+    /// A writer that holds the exclusive lock until dropped and buffers appends in memory (for
+    /// bulk writes). Other processes' appends and readers wait (bounded) while it lives: keep it
+    /// short-lived.
+    pub fn writer(&self) -> Result<Writer<'_>> {
+        self.check_poison()?;
+        let mut st = self.state()?;
+        let held = self.lock(true)?;
+        self.refresh(&mut st, true)?;
+        Ok(Writer::new(self, st, held))
+    }
+
+    // ---- internals shared with `Writer` ----
+
+    pub(crate) fn check_poison(&self) -> Result<()> {
+        if self.poisoned.load(Ordering::Acquire) {
+            return Err(Error::Poisoned {
+                path: self.dir.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_payloads(&self, payloads: &[&[u8]]) -> Result<()> {
+        self.check_poison()?;
+        for p in payloads {
+            if p.len() as u64 > u64::from(MAX_PAYLOAD_LEN) {
+                return Err(Error::FrameTooLarge {
+                    path: self.dir.clone(),
+                    len: p.len() as u64,
+                    max: MAX_PAYLOAD_LEN,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Locks the in-process state with the bounded wait.
+    fn state(&self) -> Result<MutexGuard<'_, State>> {
+        self.check_poison()?;
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(20);
+        loop {
+            match self.state.try_lock() {
+                Ok(g) => return Ok(g),
+                // A panic while holding it: the state is re-verified under the LOCK anyway.
+                Err(TryLockError::Poisoned(p)) => return Ok(p.into_inner()),
+                Err(TryLockError::WouldBlock) => {}
+            }
+            if start.elapsed() >= self.opts.lock_timeout {
+                return Err(Error::LockTimeout {
+                    path: self.lock_path.clone(),
+                    waited: start.elapsed(),
+                });
+            }
+            thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(1));
+        }
+    }
+
+    fn lock(&self, exclusive: bool) -> Result<Held<'_>> {
+        take(
+            &self.lock_file,
+            &self.lock_path,
+            exclusive,
+            self.opts.lock_timeout,
+        )
+    }
+
+    /// Brings `st` up to date with the directory: follows rolls made by other processes and scans
+    /// frames appended since `st.end`. With `repair` (exclusive lock held) a torn tail is cut.
+    pub(crate) fn refresh(&self, st: &mut State, repair: bool) -> Result<()> {
+        let meta = st.file.metadata().at(&st.path)?;
+        let next = segment::path(&self.dir, st.active.saturating_add(1));
+        if meta.nlink() == 0 || next.exists() {
+            *st = load_active(&self.dir, &self.opts, repair)?;
+            return Ok(());
+        }
+        if meta.len() == st.end {
+            return Ok(());
+        }
+        let from = if meta.len() < st.end {
+            SEGMENT_HEADER_LEN
+        } else {
+            st.end
+        };
+        st.end = scan_tail(&st.file, &st.path, from, &self.opts, repair)?;
+        Ok(())
+    }
+
+    /// Writes `st.buf` at the end of the active segment.
+    pub(crate) fn write_buf(&self, st: &mut State) -> Result<()> {
+        if let Err(e) = st.file.write_all_at(&st.buf, st.end) {
+            st.buf.clear();
+            // Cut whatever part landed, so no frame of a failed write survives. If even that
+            // fails, the file state is unknown: refuse further use.
+            if st.file.set_len(st.end).is_err() {
+                self.poisoned.store(true, Ordering::Release);
+            }
+            return Err(Error::Io {
+                path: st.path.clone(),
+                source: e,
+            });
+        }
+        st.end += st.buf.len() as u64;
+        st.buf.clear();
+        Ok(())
+    }
+
+    /// `fdatasync`s the active segment; poisons the handle on failure.
+    pub(crate) fn sync(&self, st: &State) -> Result<()> {
+        st.file.sync_data().at(&st.path).inspect_err(|_| {
+            self.poisoned.store(true, Ordering::Release);
+        })
+    }
+
+    /// Rolls to a new segment (exclusive lock held, `st` refreshed, buffer empty).
+    pub(crate) fn roll(&self, st: &mut State, snapshot: &[u8]) -> Result<Position> {
+        self.sync(st)?;
+        let id = st.active.saturating_add(1);
+        let (file, len) = segment::create(&self.dir, id, Some(snapshot)).inspect_err(|_| {
+            // A failed fsync of the new segment or the directory: be conservative.
+            self.poisoned.store(true, Ordering::Release);
+        })?;
+        st.active = id;
+        st.path = segment::path(&self.dir, id);
+        st.file = file;
+        st.end = len;
+        Ok(Position {
+            segment: id,
+            offset: SEGMENT_HEADER_LEN,
+        })
+    }
+}
+
+/// Encodes `payloads` as one unit: a single frame, or BEGIN, middle frames, END.
+// Format: a unit = { frame(flags=BEGIN|END) } or { frame(BEGIN) | frame(0)* | frame(END) }
+pub(crate) fn encode_batch(buf: &mut Vec<u8>, payloads: &[&[u8]]) {
+    let last = payloads.len().saturating_sub(1);
+    for (i, p) in payloads.iter().enumerate() {
+        let mut flags = 0;
+        if i == 0 {
+            flags |= FLAG_BEGIN;
+        }
+        if i == last {
+            flags |= FLAG_END;
+        }
+        encode_frame(buf, FrameKind::Record, flags, p);
+    }
+}
+
+/// Bytes one unit of `payloads` occupies.
+pub(crate) fn batch_size(payloads: &[&[u8]]) -> u64 {
+    payloads.iter().map(|p| frame_size(p.len())).sum()
+}
+
+fn create_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .at(dir)
+}
+
+fn take<'a>(file: &'a File, path: &Path, exclusive: bool, wait: Duration) -> Result<Held<'a>> {
+    let start = Instant::now();
+    if lock_bounded(file, exclusive, wait).at(path)? {
+        Ok(Held(file))
+    } else {
+        Err(Error::LockTimeout {
+            path: path.to_path_buf(),
+            waited: start.elapsed(),
+        })
+    }
+}
+
+/// Opens the highest segment and finds its valid end (repairing with `repair`). A segment whose
+/// header is torn is removed (or re-created when it is the only one) under `repair`.
+fn load_active(dir: &Path, opts: &Options, repair: bool) -> Result<State> {
+    loop {
+        let ids = segment::list(dir)?;
+        let Some(&id) = ids.last() else {
+            return Err(Error::NotFound {
+                path: dir.to_path_buf(),
+            });
+        };
+        let path = segment::path(dir, id);
+        let file = segment::open_rw(&path)?;
+        match segment::check_header(&file, &path, id)? {
+            Header::Ok => {}
+            Header::Torn if repair && opts.recovery == RecoveryMode::TolerateTailCorruption => {
+                log::warn!(
+                    "journal segment {} has a torn header (offset 0); {}",
+                    path.display(),
+                    if ids.len() > 1 {
+                        "removing it"
+                    } else {
+                        "re-creating it empty"
+                    }
+                );
+                if ids.len() > 1 {
+                    std::fs::remove_file(&path).at(&path)?;
+                    segment::sync_dir(dir)?;
+                } else {
+                    segment::create(dir, id, None)?;
+                }
+                continue;
+            }
+            Header::Torn if repair => return Err(Error::TornTail { path, offset: 0 }),
+            Header::Torn => {
+                return Err(Error::Corruption {
+                    path,
+                    offset: 0,
+                    kind: CorruptionKind::SegmentHeaderTruncated,
+                })
+            }
+        }
+        let end = scan_tail(&file, &path, SEGMENT_HEADER_LEN, opts, repair)?;
+        return Ok(State {
+            active: id,
+            path,
+            file,
+            end,
+            buf: Vec::new(),
+        });
+    }
+}
+
+/// Scans the active segment from `from` (a unit boundary); returns the valid end. With `repair`
+/// a torn tail is cut, logged and synced (or refused under absolute consistency).
+fn scan_tail(file: &File, path: &Path, from: u64, opts: &Options, repair: bool) -> Result<u64> {
+    let map = Map::new(file, path)?;
+    let data = map.bytes();
+    let s = scan(data, usize::try_from(from).unwrap_or(usize::MAX)).map_err(|(offset, kind)| {
+        Error::Corruption {
+            path: path.to_path_buf(),
+            offset: offset as u64,
+            kind,
+        }
+    })?;
+    let valid_end = s.valid_end as u64;
+    let Some(reason) = s.torn else {
+        return Ok(valid_end);
+    };
+    if !repair {
+        // A tail seen under the shared lock belongs to a writer that died; the next writer cuts it.
+        return Ok(valid_end);
+    }
+    if opts.recovery == RecoveryMode::AbsoluteConsistency {
+        return Err(Error::TornTail {
+            path: path.to_path_buf(),
+            offset: valid_end,
+        });
+    }
+    let len = data.len();
+    drop(map);
+    log::warn!(
+        "journal {}: torn tail at offset {valid_end} ({reason}); cutting {} bytes",
+        path.display(),
+        len as u64 - valid_end
+    );
+    file.set_len(valid_end).at(path)?;
+    file.sync_all().at(path)?;
+    Ok(valid_end)
+}

@@ -1,0 +1,170 @@
+//! Segment files in a journal directory: naming, listing, atomic creation, header checks.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::error::{CorruptionKind, Error, IoContext, Result};
+use crate::format::{
+    decode_segment_header, encode_frame, encode_segment_header, HeaderError, FLAG_BEGIN, FLAG_END,
+    FORMAT_VERSION, MIN_READ_VERSION, SEGMENT_HEADER_LEN,
+};
+use crate::FrameKind;
+
+/// File name suffix of segment files.
+pub(crate) const SUFFIX: &str = ".ovj";
+const TMP_SUFFIX: &str = ".ovj.tmp";
+
+/// `<dir>/<id as 16 lowercase hex digits>.ovj`.
+pub(crate) fn path(dir: &Path, id: u64) -> PathBuf {
+    dir.join(format!("{id:016x}{SUFFIX}"))
+}
+
+fn parse_name(name: &str) -> Option<u64> {
+    let hex = name.strip_suffix(SUFFIX)?;
+    if hex.len() != 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// Segment ids present in `dir`, ascending.
+pub(crate) fn list(dir: &Path) -> Result<Vec<u64>> {
+    let mut ids = Vec::new();
+    for entry in fs::read_dir(dir).at(dir)? {
+        let entry = entry.at(dir)?;
+        if let Some(id) = entry.file_name().to_str().and_then(parse_name) {
+            ids.push(id);
+        }
+    }
+    ids.sort_unstable();
+    Ok(ids)
+}
+
+/// Removes temporary files left by an interrupted segment creation. Call under the exclusive lock.
+pub(crate) fn remove_stale_tmp(dir: &Path) -> Result<()> {
+    for entry in fs::read_dir(dir).at(dir)? {
+        let entry = entry.at(dir)?;
+        if entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.ends_with(TMP_SUFFIX))
+        {
+            let p = entry.path();
+            log::warn!(
+                "removing {} left by an interrupted segment roll",
+                p.display()
+            );
+            fs::remove_file(&p).at(&p)?;
+        }
+    }
+    Ok(())
+}
+
+/// Fsyncs a directory so that creations, renames and removals in it are durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir).at(dir)?.sync_all().at(dir)
+}
+
+/// Opens a segment for reading and appending.
+pub(crate) fn open_rw(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .at(path)
+}
+
+/// Creates segment `id` atomically (temp file, fsync, rename, fsync dir) holding the header and,
+/// when given, a snapshot frame. Call under the exclusive lock. Returns the file, opened
+/// read-write, and its length.
+pub(crate) fn create(dir: &Path, id: u64, snapshot: Option<&[u8]>) -> Result<(File, u64)> {
+    let mut bytes = Vec::new();
+    encode_segment_header(&mut bytes, id);
+    if let Some(s) = snapshot {
+        // Format: a new segment = { segment header | snapshot frame (BEGIN|END) }
+        encode_frame(&mut bytes, FrameKind::Snapshot, FLAG_BEGIN | FLAG_END, s);
+    }
+    let tmp = dir.join(format!("{id:016x}{TMP_SUFFIX}"));
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .at(&tmp)?;
+    f.write_all(&bytes).at(&tmp)?;
+    f.sync_all().at(&tmp)?;
+    let p = path(dir, id);
+    fs::rename(&tmp, &p).at(&p)?;
+    sync_dir(dir)?;
+    Ok((f, bytes.len() as u64))
+}
+
+/// Outcome of reading a segment header.
+pub(crate) enum Header {
+    /// Valid.
+    Ok,
+    /// The file is shorter than a header (and what is there could be the start of one).
+    Torn,
+}
+
+/// Reads and checks the header of segment `id` at `path`.
+pub(crate) fn check_header(file: &File, path: &Path, id: u64) -> Result<Header> {
+    let mut b = [0u8; SEGMENT_HEADER_LEN as usize];
+    let mut n = 0;
+    while n < b.len() {
+        let got = file
+            .read_at(b.get_mut(n..).unwrap_or_default(), n as u64)
+            .at(path)?;
+        if got == 0 {
+            break;
+        }
+        n += got;
+    }
+    check_header_bytes(b.get(..n).unwrap_or_default(), path, id)
+}
+
+/// Checks header bytes (the start of a segment file).
+pub(crate) fn check_header_bytes(b: &[u8], path: &Path, id: u64) -> Result<Header> {
+    let corrupt = |kind| Error::Corruption {
+        path: path.to_path_buf(),
+        offset: 0,
+        kind,
+    };
+    match decode_segment_header(b) {
+        Ok(found) if found == id => Ok(Header::Ok),
+        Ok(found) => Err(corrupt(CorruptionKind::SegmentIdMismatch {
+            expected: id,
+            found,
+        })),
+        Err(HeaderError::Short) => Ok(Header::Torn),
+        Err(HeaderError::BadMagic) => Err(Error::NotAJournal {
+            path: path.to_path_buf(),
+        }),
+        Err(HeaderError::Version(found)) => Err(Error::UnsupportedVersion {
+            path: path.to_path_buf(),
+            found,
+            min: MIN_READ_VERSION,
+            max: FORMAT_VERSION,
+        }),
+        Err(HeaderError::Corrupt(kind)) => Err(corrupt(kind)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        let p = path(Path::new("/j"), 0xab);
+        assert_eq!(p, Path::new("/j/00000000000000ab.ovj"));
+        assert_eq!(parse_name("00000000000000ab.ovj"), Some(0xab));
+        assert_eq!(parse_name("ab.ovj"), None);
+        assert_eq!(parse_name("00000000000000ab.ovj.tmp"), None);
+        assert_eq!(parse_name("LOCK"), None);
+    }
+}
