@@ -74,16 +74,28 @@ fn scenario_facts_of_committed_sessions() -> R {
     assert!(tools.iter().all(|m| !m.content.starts_with("Let me check")));
     let rp = first_capture(&dir.join("repeated_private.jsonl"))?;
     let continues: Vec<_> = rp.iter().filter(|m| m.content == "continue").collect();
-    assert_eq!(continues.len(), 2, "a repeated prompt on another turn is its own message");
-    assert!(rp.iter().all(|m| !m.content.contains("sk-test") && !m.content.contains("<system-reminder>")));
+    assert_eq!(
+        continues.len(),
+        2,
+        "a repeated prompt on another turn is its own message"
+    );
+    assert!(rp
+        .iter()
+        .all(|m| !m.content.contains("sk-test") && !m.content.contains("<system-reminder>")));
     assert!(rp.iter().all(|m| !m.content.contains("openviking-context")));
     let int = first_capture(&dir.join("interrupted.jsonl"))?;
     let flagged: Vec<_> = int.iter().filter(|m| m.interrupted).collect();
     assert_eq!(flagged.len(), 1);
-    assert_eq!(flagged.first().map(|m| m.content.as_str()), Some("The projector folds events into"));
+    assert_eq!(
+        flagged.first().map(|m| m.content.as_str()),
+        Some("The projector folds events into")
+    );
     let tail = first_capture(&dir.join("tail.jsonl"))?;
     let users = tail.iter().filter(|m| m.role == Role::User).count();
-    assert_eq!(users, 3, "the turn whose prompt is outside every window has no user message");
+    assert_eq!(
+        users, 3,
+        "the turn whose prompt is outside every window has no user message"
+    );
     Ok(())
 }
 
@@ -118,12 +130,19 @@ fn partial_last_line_is_not_consumed_until_completed() -> R {
     let p = dir.path().join("r.jsonl");
     append(&p, &bytes[..cut])?;
     let c1 = read_chunk(&p, None)?.ok_or("file")?;
-    assert_eq!(c1.end as usize, last_nl + 1, "the partial line stays unread");
+    assert_eq!(
+        c1.end as usize,
+        last_nl + 1,
+        "the partial line stays unread"
+    );
     assert_eq!(c1.bad_lines, 0);
     assert_eq!(c1.fragments.len(), 2);
     // Nothing new yet: the resume reads only the partial tail and consumes nothing.
     let again = read_chunk(&p, Some((c1.identity, c1.end)))?.ok_or("file")?;
-    assert_eq!((again.start, again.end, again.fragments.len()), (c1.end, c1.end, 0));
+    assert_eq!(
+        (again.start, again.end, again.fragments.len()),
+        (c1.end, c1.end, 0)
+    );
     append(&p, &bytes[cut..])?;
     let c2 = read_chunk(&p, Some((c1.identity, c1.end)))?.ok_or("file")?;
     assert!(!c2.rescanned);
@@ -134,7 +153,10 @@ fn partial_last_line_is_not_consumed_until_completed() -> R {
     book.observe_chunk(&c2);
     let plan = plan_book(book);
     assert_eq!(plan.len(), 6);
-    assert_eq!(plan.last().and_then(|m| m.turn_id.clone()), w.turn_ids.last().cloned());
+    assert_eq!(
+        plan.last().and_then(|m| m.turn_id.clone()),
+        w.turn_ids.last().cloned()
+    );
     Ok(())
 }
 
@@ -202,10 +224,20 @@ fn bad_and_skipped_lines_are_counted_and_turns_superseded_in_order() -> R {
     assert!(a.interrupted && !a.finished);
     assert_eq!(a.last_text.as_deref(), Some("partial"));
     let plan = first_capture(&p)?;
-    let got: Vec<(&str, bool)> = plan.iter().map(|m| (m.content.as_str(), m.interrupted)).collect();
+    let got: Vec<(&str, bool)> = plan
+        .iter()
+        .map(|m| (m.content.as_str(), m.interrupted))
+        .collect();
     assert_eq!(
         got,
-        [("first", false), ("answer one", false), ("second", false), ("partial", true), ("third", false), ("answer three", false)]
+        [
+            ("first", false),
+            ("answer one", false),
+            ("second", false),
+            ("partial", true),
+            ("third", false),
+            ("answer three", false)
+        ]
     );
     Ok(())
 }
@@ -228,7 +260,11 @@ fn retry_replaces_the_earlier_attempt() -> R {
 }
 
 /// Reads `bytes` written to a file in pieces ending at `cuts`, feeding every chunk.
-fn book_by_pieces(path: &Path, bytes: &[u8], cuts: &[usize]) -> Result<TurnBook, Box<dyn std::error::Error>> {
+fn book_by_pieces(
+    path: &Path,
+    bytes: &[u8],
+    cuts: &[usize],
+) -> Result<TurnBook, Box<dyn std::error::Error>> {
     let _ = fs::remove_file(path);
     let mut book = TurnBook::new();
     let mut resume = None;

@@ -1,4 +1,334 @@
-//! `ovhook doctor` (in progress).
-pub fn run(_args: &[String]) -> anyhow::Result<i32> {
-    anyhow::bail!("doctor: not built yet")
+//! `ovhook doctor [--home DIR]`: one line per check, `ok|warn|FAIL <what>: <detail>`; exit 0 when
+//! nothing FAILs, 1 otherwise.
+//!
+//! Sections: ZCode's `config.json` (valid, `hooks.enabled`, each of our four hooks exactly once
+//! with an existing binary, no unknown event keys, no Node plugin leftovers, the MCP entry), the
+//! configuration sources and their warnings (ignored repository keys included), the server
+//! (reachable and authorised, or the embedded default), then the journals ([`journals`]).
+
+pub mod journals;
+mod server;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use ov_engine::config::{self, LoadContext, SourceStatus};
+use serde_json::Value;
+
+use crate::harness::zcode::config_file::{ConfigFile, OUR_HOOKS};
+use crate::harness::HookEvent;
+use crate::install::zcode_config_path;
+
+/// Severity of a check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Fine.
+    Ok,
+    /// Works, but worth a look.
+    Warn,
+    /// Broken: memory does not work as installed.
+    Fail,
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// Severity.
+    pub level: Level,
+    /// What was checked.
+    pub what: String,
+    /// What was found.
+    pub detail: String,
+}
+
+impl Check {
+    /// A check line.
+    pub fn new(level: Level, what: impl Into<String>, detail: impl Into<String>) -> Check {
+        Check {
+            level,
+            what: what.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.level {
+            Level::Ok => "ok",
+            Level::Warn => "warn",
+            Level::Fail => "FAIL",
+        };
+        write!(f, "{level} {}: {}", self.what, self.detail)
+    }
+}
+
+/// `ovhook doctor`.
+pub fn run(args: &[String]) -> anyhow::Result<i32> {
+    let mut home: Option<PathBuf> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--home" => match it.next() {
+                Some(h) => home = Some(PathBuf::from(h)),
+                None => {
+                    eprintln!("ovhook: --home needs a value\nusage: ovhook doctor [--home DIR]");
+                    return Ok(2);
+                }
+            },
+            other => {
+                eprintln!("ovhook: unknown argument '{other}'\nusage: ovhook doctor [--home DIR]");
+                return Ok(2);
+            }
+        }
+    }
+    let mut ctx = LoadContext::from_process(None);
+    if let Some(h) = home {
+        ctx.home = h;
+    }
+    let checks = collect(&ctx);
+    for c in &checks {
+        println!("{c}");
+    }
+    Ok(i32::from(checks.iter().any(|c| c.level == Level::Fail)))
+}
+
+/// Every check, in report order.
+pub fn collect(ctx: &LoadContext) -> Vec<Check> {
+    let mut out = zcode_checks(&zcode_config_path(&ctx.home));
+    let loaded = config::load(ctx);
+    out.extend(config_checks(&loaded));
+    match &loaded.config.server {
+        None => out.push(Check::new(
+            Level::Ok,
+            "server",
+            "embedded default (journal only): no URL configured; set one with ovhook install --url",
+        )),
+        Some(s) => out.extend(server::check(s, &loaded.config.network)),
+    }
+    out.extend(journals::report(&state_root(ctx)));
+    out
+}
+
+/// `$OVHOOK_STATE_DIR`, else `$OPENVIKING_HOME/ovhook`, else `~/.openviking/ovhook`.
+fn state_root(ctx: &LoadContext) -> PathBuf {
+    match ctx.var("OVHOOK_STATE_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => ctx.openviking_home().join("ovhook"),
+    }
+}
+
+fn zcode_checks(path: &Path) -> Vec<Check> {
+    let what = "zcode config";
+    let mut out = Vec::new();
+    let file = match ConfigFile::read(path) {
+        Ok(f) if f.original.is_none() => {
+            out.push(Check::new(
+                Level::Fail,
+                what,
+                format!(
+                    "{} does not exist (run ovhook install --harness zcode)",
+                    path.display()
+                ),
+            ));
+            return out;
+        }
+        Ok(f) => f,
+        Err(e) => {
+            out.push(Check::new(Level::Fail, what, format!("{e:#}")));
+            return out;
+        }
+    };
+    out.push(Check::new(
+        Level::Ok,
+        what,
+        format!("{} is valid", path.display()),
+    ));
+    out.push(if file.hooks_enabled() {
+        Check::new(Level::Ok, "hooks.enabled", "true")
+    } else {
+        Check::new(
+            Level::Fail,
+            "hooks.enabled",
+            "not true: ZCode runs no config-file hook (run ovhook install)",
+        )
+    });
+    let unknown = file.unknown_event_keys();
+    out.push(if unknown.is_empty() {
+        Check::new(Level::Ok, "hooks.events", "only valid event keys")
+    } else {
+        Check::new(
+            Level::Fail,
+            "hooks.events",
+            format!(
+                "unknown key(s) {}: ZCode rejects the whole hooks block, so no hook runs",
+                unknown
+                    .iter()
+                    .map(|k| format!("\"{k}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    });
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|e| std::fs::canonicalize(e).ok());
+    for (event, sub, matcher, _, _) in OUR_HOOKS {
+        out.push(hook_check(&file, event, sub, matcher, exe.as_deref()));
+    }
+    let node = file.node_plugin_entries();
+    if node > 0 {
+        out.push(Check::new(
+            Level::Warn,
+            "node plugin",
+            format!(
+                "{node} hook entries of the OpenViking Node plugin remain (turns would be captured \
+                 twice; run ovhook install to replace them)"
+            ),
+        ));
+    }
+    out.push(mcp_check(&file));
+    out
+}
+
+fn hook_check(
+    file: &ConfigFile,
+    event: &str,
+    sub: &str,
+    matcher: Option<&str>,
+    exe: Option<&Path>,
+) -> Check {
+    let what = format!("hook {event}");
+    let entries = file.our_entries(event);
+    let [(group_matcher, entry)] = entries.as_slice() else {
+        return if entries.is_empty() {
+            Check::new(Level::Fail, what, "missing (run ovhook install)")
+        } else {
+            Check::new(
+                Level::Fail,
+                what,
+                format!(
+                    "{} entries of ours: it would run {} times (run ovhook install)",
+                    entries.len(),
+                    entries.len()
+                ),
+            )
+        };
+    };
+    let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
+    let args: Vec<&str> = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
+    let runs_event = args
+        .first()
+        .and_then(|a| HookEvent::from_command(a))
+        .map(HookEvent::wire_name);
+    if kind != "process" || args.first() != Some(&sub) || runs_event != Some(event) {
+        return Check::new(
+            Level::Fail,
+            what,
+            format!(
+                "expected a process hook running `ovhook {sub}`, found type {kind:?} args {args:?}"
+            ),
+        );
+    }
+    let path = Path::new(command);
+    if !path.is_absolute() || !path.is_file() {
+        return Check::new(
+            Level::Fail,
+            what,
+            format!("{command} does not exist (run ovhook install again)"),
+        );
+    }
+    let found_matcher = group_matcher.and_then(|m| m.as_str());
+    if found_matcher.filter(|m| !m.is_empty()) != matcher {
+        return Check::new(
+            Level::Warn,
+            what,
+            format!("matcher {found_matcher:?}, expected {matcher:?}"),
+        );
+    }
+    if let Some(exe) = exe {
+        if std::fs::canonicalize(path).ok().as_deref() != Some(exe) {
+            return Check::new(
+                Level::Warn,
+                what,
+                format!("runs {command}, not this binary {}", exe.display()),
+            );
+        }
+    }
+    Check::new(Level::Ok, what, format!("{command} {sub}"))
+}
+
+fn mcp_check(file: &ConfigFile) -> Check {
+    let what = "mcp";
+    let Some(entry) = file.mcp_entry() else {
+        return Check::new(
+            Level::Fail,
+            what,
+            "mcp.servers.openviking missing (run ovhook install)",
+        );
+    };
+    let marker = entry
+        .pointer("/env/OPENVIKING_INTEGRATION_ID")
+        .and_then(Value::as_str);
+    let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
+    if marker != Some(crate::harness::zcode::config_file::INTEGRATION_ID) {
+        return Check::new(
+            Level::Warn,
+            what,
+            format!("mcp.servers.openviking is not ovhook's (command {command:?})"),
+        );
+    }
+    if entry.get("enabled").and_then(Value::as_bool) == Some(false) {
+        return Check::new(Level::Warn, what, "mcp.servers.openviking is disabled");
+    }
+    if !Path::new(command).is_file() {
+        return Check::new(Level::Fail, what, format!("{command} does not exist"));
+    }
+    Check::new(Level::Ok, what, format!("openviking -> {command} mcp"))
+}
+
+fn config_checks(loaded: &config::Loaded) -> Vec<Check> {
+    let used: Vec<String> = loaded
+        .sources
+        .iter()
+        .filter(|s| s.status == SourceStatus::Loaded)
+        .map(|s| s.source.to_string())
+        .collect();
+    let mut out = vec![Check::new(
+        Level::Ok,
+        "config sources",
+        if used.is_empty() {
+            "defaults only (no config file found)".to_owned()
+        } else {
+            used.join(", ")
+        },
+    )];
+    for w in &loaded.warnings {
+        out.push(Check::new(Level::Warn, "config", w.to_string()));
+    }
+    let c = &loaded.config;
+    out.push(Check::new(
+        Level::Ok,
+        "config peer",
+        match &c.actor_peer {
+            Some(p) => format!(
+                "{p} (peer.source {})",
+                format!("{:?}", c.peer.source).to_lowercase()
+            ),
+            None => "none (no peer header)".to_owned(),
+        },
+    ));
+    if !c.memory_enabled {
+        out.push(Check::new(
+            Level::Warn,
+            "config",
+            "memory.enabled is false: hooks do nothing",
+        ));
+    }
+    out
 }

@@ -8,7 +8,7 @@
 //! | blank | ignored | nothing |
 //! | not JSON | - | `-32700 Parse error`, id null |
 //! | not an object, or `jsonrpc != "2.0"` | - | `-32600 Invalid JSON-RPC message`, id null |
-//! | `initialize` | on the reader thread: later lines wait for it | the upstream reply |
+//! | `initialize`, `notifications/initialized` | on the reader thread, after the in-flight ones: later lines wait | the upstream reply / nothing |
 //! | other request | a worker thread (at most [`MAX_IN_FLIGHT`]) | the upstream messages, or a mapped error |
 //! | notification, client response | a worker thread | nothing |
 //!
@@ -23,6 +23,7 @@ mod upstream;
 mod watch;
 
 use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::Context;
@@ -76,14 +77,22 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
             continue;
         };
         let (raw, value) = msg;
-        if value.get("method").and_then(Value::as_str) == Some("initialize") {
-            // Later messages must see the negotiated session: handle it before reading on.
+        if matches!(
+            value.get("method").and_then(Value::as_str),
+            Some("initialize" | "notifications/initialized")
+        ) {
+            // Session lifecycle: later messages must see the negotiated session, and the server
+            // must see `initialized` before any request that follows it.
             in_flight.wait_idle();
             out.write_all(&upstream.handle(&raw, &value));
             continue;
         }
         in_flight.acquire();
-        let (up, o, flight) = (Arc::clone(&upstream), Arc::clone(&out), Arc::clone(&in_flight));
+        let (up, o, flight) = (
+            Arc::clone(&upstream),
+            Arc::clone(&out),
+            Arc::clone(&in_flight),
+        );
         let spawned = std::thread::Builder::new()
             .name("mcp-msg".into())
             .spawn(move || {
@@ -98,7 +107,8 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     in_flight.wait_idle();
     upstream.close();
     out.flush();
-    Ok(0)
+    // A SIGINT/SIGTERM that raced with stdin EOF still decides the exit code.
+    Ok(signals.and_then(|set| signal_exit_code(&set)).unwrap_or(0))
 }
 
 /// Parses one stdin line; writes the parse/shape error itself. `None`: nothing to forward.
@@ -150,7 +160,10 @@ impl Output {
         for m in messages {
             let mut line = m.to_string();
             line.push('\n');
-            if let Err(e) = stdout.write_all(line.as_bytes()).and_then(|()| stdout.flush()) {
+            if let Err(e) = stdout
+                .write_all(line.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
                 // The client is gone; stdin will close too.
                 eprintln!("ovhook mcp: could not write stdout: {e}");
                 return;
@@ -230,6 +243,32 @@ fn block_signals() -> Option<libc::sigset_t> {
     }
 }
 
+/// The exit code chosen by the signal thread; 0 until a signal arrived.
+static SIGNAL_EXIT: AtomicI32 = AtomicI32::new(0);
+
+fn exit_code_for(sig: libc::c_int) -> i32 {
+    if sig == libc::SIGINT {
+        130
+    } else {
+        143
+    }
+}
+
+/// The exit code of a signal already taken by the signal thread, or still pending.
+fn signal_exit_code(set: &libc::sigset_t) -> Option<i32> {
+    let taken = SIGNAL_EXIT.load(Ordering::Acquire);
+    if taken != 0 {
+        return Some(taken);
+    }
+    let zero = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `set` is initialised; a zero timeout makes this a non-blocking poll.
+    let sig = unsafe { libc::sigtimedwait(set, std::ptr::null_mut(), &zero) };
+    (sig > 0).then(|| exit_code_for(sig))
+}
+
 /// Waits for SIGINT/SIGTERM, then closes the session, flushes and exits 130/143.
 fn spawn_signal_thread(set: libc::sigset_t, upstream: Arc<Upstream>, out: Arc<Output>) {
     let _ = std::thread::Builder::new()
@@ -240,8 +279,10 @@ fn spawn_signal_thread(set: libc::sigset_t, upstream: Arc<Upstream>, out: Arc<Ou
             if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
                 return;
             }
+            let code = exit_code_for(sig);
+            SIGNAL_EXIT.store(code, Ordering::Release);
             upstream.close();
             out.flush();
-            std::process::exit(if sig == libc::SIGINT { 130 } else { 143 });
+            std::process::exit(code);
         });
 }

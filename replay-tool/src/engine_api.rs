@@ -11,11 +11,12 @@ use std::time::Duration;
 use anyhow::Context;
 
 /// `ov_engine::plan::to_json(&ov_engine::plan::first_capture(path)?)`: the messages a first
-/// capture of `path` sends, as a JSON array of `{"turn_id","role","content"}`.
-pub fn plan_json(path: &Path) -> anyhow::Result<serde_json::Value> {
+/// capture of `path` sends, as a JSON array of `{"turn_id","role","content"}` (the planner's
+/// own text, printed verbatim so that key order is the planner's).
+pub fn plan_json(path: &Path) -> anyhow::Result<String> {
     let plan = ov_engine::plan::first_capture(path)
         .with_context(|| format!("could not read {}", path.display()))?;
-    serde_json::from_str(&ov_engine::plan::to_json(&plan)).context("the planner printed bad JSON")
+    Ok(ov_engine::plan::to_json(&plan))
 }
 
 /// The first problem `verify` found in a journal.
@@ -116,7 +117,9 @@ pub fn verify_journal(
                 // A problem found by the reader comes before any tail problem (it is earlier).
                 match as_problem(&e) {
                     Some(p) => problem = Some(p),
-                    None => return Err(e).with_context(|| format!("could not read {}", dir.display())),
+                    None => {
+                        return Err(e).with_context(|| format!("could not read {}", dir.display()))
+                    }
                 }
                 break;
             }

@@ -154,8 +154,8 @@ pub fn normalize_remote_url(url: &str) -> Option<String> {
         ("", url)
     };
     let path = path.split(['?', '#']).next().unwrap_or_default();
-    let path = path.trim_end_matches('/');
-    let path = path.strip_suffix(".git").unwrap_or(path);
+    let path = path.trim_end_matches('/').to_ascii_lowercase();
+    let path = path.strip_suffix(".git").unwrap_or(&path);
     let mut parts: Vec<String> = Vec::new();
     let host = segment(host);
     if !host.is_empty() {

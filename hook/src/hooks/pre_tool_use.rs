@@ -72,8 +72,6 @@ struct Hit<'a> {
 ///
 /// `tool_name` / `tool_input` are the payload's fields after the caller resolved the alternate
 /// names (`tool_name ?? toolName ?? name ?? tool`, `tool_input ?? toolInput ?? input`).
-// NOTE: `allow` until the hooks dispatcher (integrator-owned `hooks/mod.rs`) calls it.
-#[allow(dead_code)]
 pub fn decide(tool_name: Option<&str>, tool_input: Option<&Value>) -> Option<String> {
     let tool = Tool::from_name(tool_name?)?;
     let input = tool_input?;
@@ -222,6 +220,32 @@ fn push_escaped(out: &mut String, pattern: Option<&Value>, default: &str) {
         }
         out.push(c);
     }
+}
+
+/// The URI named in a reason built by [`decide`], for the journal (empty if `reason` is not one).
+///
+/// Exact because of how the example line is built: the URI never contains `"`, and every `"` of
+/// a pattern is escaped, so the raw `uri="` / `uris="` delimiters below are the template's own.
+pub fn uri_in_reason(reason: &str) -> String {
+    let Some(example) = reason
+        .lines()
+        .last()
+        .and_then(|l| l.strip_prefix("Example: "))
+    else {
+        return String::new();
+    };
+    // glob(pattern="…", uri="URI") has the URI last; read(uris="URI") and grep(uri="URI", …) first.
+    let after = if example.starts_with("glob(") {
+        example.rfind("uri=\"").map(|i| &example[i + 5..])
+    } else {
+        ["read(uris=\"", "grep(uri=\""]
+            .iter()
+            .find_map(|p| example.strip_prefix(p))
+    };
+    after
+        .and_then(|a| a.split('"').next())
+        .unwrap_or_default()
+        .to_owned()
 }
 
 #[cfg(test)]
@@ -420,14 +444,25 @@ mod tests {
         let clean = json!({"content": "x:".repeat(4_000_000)});
         assert_eq!(decide(Some("Read"), Some(&clean)), None);
     }
-}
 
-/// The URI named in a deny reason (its first `viking:` word), for the journal.
-pub fn uri_in_reason(reason: &str) -> String {
-    reason
-        .lines()
-        .last()
-        .and_then(|l| l.split('"').nth(1))
-        .unwrap_or("")
-        .to_string()
+    #[rstest]
+    #[case::read("Read", json!({"file_path": "/w/viking:/~/m/x.md"}), "viking://~/m/x.md")]
+    #[case::glob_pattern("Glob", json!({"pattern": "viking://user/m/**"}), "viking://user/m/**")]
+    #[case::glob_local_pattern("Glob", json!({"pattern": "auri=\"x", "path": "viking://u/p"}), "viking://u/p")]
+    #[case::grep("Grep", json!({"pattern": "uri=\"q\"", "path": "VIKING://u/g"}), "VIKING://u/g")]
+    #[case::bash("Bash", json!({"command": "cat viking://r/f.md"}), "viking://r/f.md")]
+    fn uri_in_reason_recovers_the_uri(
+        #[case] tool: &str,
+        #[case] input: Value,
+        #[case] want: &str,
+    ) {
+        let reason = decide(Some(tool), Some(&input)).expect("denied");
+        assert_eq!(uri_in_reason(&reason), want, "{reason}");
+    }
+
+    #[test]
+    fn uri_in_reason_of_other_text_is_empty() {
+        assert_eq!(uri_in_reason("something else"), "");
+        assert_eq!(uri_in_reason(""), "");
+    }
 }

@@ -4,9 +4,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-/// Default per-request timeout (anchor: `timeoutMs` 15000, minimum 1000).
+use ov_engine::client::DEFAULT_USER_AGENT;
+use ov_engine::config::keys::CREDENTIAL_ENV;
+use ov_engine::config::{self, LoadContext, Loaded, Source, SourceReport, SourceStatus};
+
+/// Least per-request timeout (the anchor proxy's `timeoutMs`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(15_000);
-const MIN_TIMEOUT: Duration = Duration::from_millis(1_000);
 
 /// Connection settings of the MCP proxy. Compared as a whole on reload: any difference means
 /// the upstream session is stale.
@@ -48,126 +51,85 @@ impl fmt::Debug for McpSettings {
 }
 
 impl McpSettings {
-    /// Resolves the settings from the process environment and the credential files.
+    /// Resolves the settings from the layered configuration of the process (its cwd, `$HOME`,
+    /// `OPENVIKING_*`).
     pub fn resolve() -> McpSettings {
-        // NOTE: switch to `ov_engine::config` once it lands on main: this is the one line to change.
-        resolve_interim(&|k| std::env::var(k).ok(), home_dir().as_deref())
+        let ctx = LoadContext::from_process(None);
+        let loaded = config::load(&ctx);
+        for w in &loaded.warnings {
+            eprintln!("ovhook mcp: config: {w}");
+        }
+        McpSettings::from_config(&ctx, &loaded)
+    }
+
+    /// The proxy's view of a loaded configuration.
+    ///
+    /// * url: `Config::mcp_url` (`mcp_url`, else `<server url>/mcp`), trailing `/` stripped;
+    /// * peer: the explicit `peer.id` only (anchor §2.6: no workspace-derived peer here);
+    /// * timeout: `network.timeout`, at least [`DEFAULT_TIMEOUT`] (tool calls such as `search`
+    ///   are slower than the hooks' calls, which the network settings are tuned for);
+    /// * watched: `ovcli.conf` and the workspace registry file, the sources that may set the
+    ///   URL and the credentials (they need not exist yet).
+    pub fn from_config(ctx: &LoadContext, loaded: &Loaded) -> McpSettings {
+        let cfg = &loaded.config;
+        let server = cfg.server.as_ref();
+        // Highest precedence first (registry, then ovcli.conf).
+        let credential_files: Vec<&SourceReport> = loaded
+            .sources
+            .iter()
+            .filter(|r| matches!(r.source, Source::Ovcli(_) | Source::Registry(_)))
+            .collect();
+        let env_has_credentials = CREDENTIAL_ENV
+            .iter()
+            .flat_map(|(_, names)| names.iter())
+            .chain(&["OPENVIKING_PEER_ID"])
+            .any(|name| ctx.var(name).is_some());
+        // `sources` is highest precedence first: the first loaded file is the one that won.
+        let file_used = credential_files
+            .iter()
+            .find(|r| r.status == SourceStatus::Loaded);
+        let (credential_source, credential_path) = match (env_has_credentials, file_used) {
+            (true, _) => ("env", None),
+            (false, Some(r)) => (
+                if matches!(r.source, Source::Ovcli(_)) {
+                    "ovcli"
+                } else {
+                    "registry"
+                },
+                r.source.path().map(Path::to_path_buf),
+            ),
+            (false, None) => ("auto", None),
+        };
+        // ovcli.conf first: error messages name `watched[0]` as the file to edit.
+        let mut files = credential_files.clone();
+        files.sort_by_key(|r| !matches!(r.source, Source::Ovcli(_)));
+        let watched = files
+            .iter()
+            .filter_map(|r| r.source.path().map(Path::to_path_buf))
+            .collect();
+        McpSettings {
+            url: cfg
+                .mcp_url
+                .as_deref()
+                .map(|u| u.trim_end_matches('/').to_owned())
+                .filter(|u| !u.is_empty()),
+            api_key: server
+                .and_then(|s| s.api_key.as_ref())
+                .map(|k| k.expose().to_owned()),
+            account: server.and_then(|s| s.account.clone()),
+            user: server.and_then(|s| s.user.clone()),
+            actor_peer: cfg.peer.id.clone(),
+            user_agent: DEFAULT_USER_AGENT.to_owned(),
+            timeout: cfg.network.timeout().max(DEFAULT_TIMEOUT),
+            credential_source,
+            credential_path,
+            watched,
+        }
     }
 
     /// The endpoint URL with any `user:password@` removed, for messages.
     pub fn display_url(&self) -> String {
         self.url.as_deref().map(redact_userinfo).unwrap_or_default()
-    }
-}
-
-fn home_dir() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-}
-
-/// TEMPORARY resolver until `ov_engine::config` (branch `h/config`) lands; replace the call in
-/// [`McpSettings::resolve`]. Per field: environment first, then `ovcli.conf`.
-///
-/// * url: `OPENVIKING_MCP_URL`, else (`OPENVIKING_URL` | `OPENVIKING_BASE_URL` | ovcli `url`) + `/mcp`;
-/// * api key: `OPENVIKING_BEARER_TOKEN` | `OPENVIKING_API_KEY` | ovcli `api_key`;
-/// * account: `OPENVIKING_ACCOUNT` | ovcli `account` | `account_id`; user likewise with `user_id`;
-/// * peer: `OPENVIKING_PEER_ID` | ovcli `actor_peer_id` | `peer_id`;
-/// * ovcli path: `OPENVIKING_CLI_CONFIG_FILE` or `~/.openviking/ovcli.conf` (strict JSON; a missing
-///   or invalid file counts as empty).
-pub fn resolve_interim(env: &dyn Fn(&str) -> Option<String>, home: Option<&Path>) -> McpSettings {
-    let env_str = |k: &str| env(k).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
-    let cli_path = match env_str("OPENVIKING_CLI_CONFIG_FILE") {
-        Some(p) => Some(expand_home(&p, home)),
-        None => home.map(|h| h.join(".openviking").join("ovcli.conf")),
-    };
-    let cli = cli_path
-        .as_deref()
-        .and_then(|p| std::fs::read(p).ok())
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        .filter(serde_json::Value::is_object);
-    let cli_str = |keys: &[&str]| {
-        keys.iter().find_map(|k| {
-            cli.as_ref()?
-                .get(*k)?
-                .as_str()
-                .map(str::trim)
-                .filter(|v| !v.is_empty())
-                .map(str::to_owned)
-        })
-    };
-    let first_env = |keys: &[&str]| keys.iter().find_map(|k| env_str(k));
-
-    let env_has_credentials = [
-        "OPENVIKING_URL",
-        "OPENVIKING_BASE_URL",
-        "OPENVIKING_MCP_URL",
-        "OPENVIKING_BEARER_TOKEN",
-        "OPENVIKING_API_KEY",
-        "OPENVIKING_ACCOUNT",
-        "OPENVIKING_USER",
-        "OPENVIKING_PEER_ID",
-    ]
-    .iter()
-    .any(|k| env_str(k).is_some());
-
-    let url = env_str("OPENVIKING_MCP_URL")
-        .map(|u| u.trim_end_matches('/').to_owned())
-        .or_else(|| {
-            first_env(&["OPENVIKING_URL", "OPENVIKING_BASE_URL"])
-                .or_else(|| cli_str(&["url"]))
-                .map(|base| format!("{}/mcp", base.trim_end_matches('/')))
-        });
-    let cli_used = cli.as_ref().is_some_and(|c| {
-        [
-            "url",
-            "api_key",
-            "account",
-            "account_id",
-            "user",
-            "user_id",
-            "actor_peer_id",
-            "peer_id",
-        ]
-        .iter()
-        .any(|k| c.get(*k).is_some_and(serde_json::Value::is_string))
-    });
-    let timeout = env_str("OPENVIKING_TIMEOUT_MS")
-        .and_then(|v| v.parse::<f64>().ok())
-        .filter(|ms| ms.is_finite())
-        .map_or(DEFAULT_TIMEOUT, |ms| {
-            Duration::from_millis(ms.max(0.0) as u64).max(MIN_TIMEOUT)
-        });
-    let version = env_str("OPENVIKING_INTEGRATION_VERSION")
-        .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned());
-
-    McpSettings {
-        url,
-        api_key: first_env(&["OPENVIKING_BEARER_TOKEN", "OPENVIKING_API_KEY"])
-            .or_else(|| cli_str(&["api_key"])),
-        account: env_str("OPENVIKING_ACCOUNT").or_else(|| cli_str(&["account", "account_id"])),
-        user: env_str("OPENVIKING_USER").or_else(|| cli_str(&["user", "user_id"])),
-        actor_peer: env_str("OPENVIKING_PEER_ID")
-            .or_else(|| cli_str(&["actor_peer_id", "peer_id"])),
-        user_agent: format!("openviking-memory-zcode/{version}"),
-        timeout,
-        credential_source: if env_has_credentials {
-            "env"
-        } else if cli_used {
-            "ovcli"
-        } else {
-            "auto"
-        },
-        credential_path: cli_path.clone().filter(|_| cli_used),
-        watched: cli_path.into_iter().collect(),
-    }
-}
-
-fn expand_home(p: &str, home: Option<&Path>) -> PathBuf {
-    match (p.strip_prefix('~'), home) {
-        (Some(""), Some(h)) => h.to_path_buf(),
-        (Some(rest), Some(h)) if rest.starts_with('/') => h.join(rest.trim_start_matches('/')),
-        _ => PathBuf::from(p),
     }
 }
 
@@ -203,14 +165,17 @@ pub fn stamp(paths: &[PathBuf]) -> Stamp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
 
     fn resolve(env: &[(&str, &str)], home: &Path) -> McpSettings {
-        let map: HashMap<String, String> = env
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        resolve_interim(&|k| map.get(k).cloned(), Some(home))
+        let ctx = LoadContext {
+            cwd: home.to_path_buf(),
+            home: home.to_path_buf(),
+            env: env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        };
+        McpSettings::from_config(&ctx, &config::load(&ctx))
     }
 
     fn write_cli(home: &Path, body: &str) {
@@ -225,7 +190,10 @@ mod tests {
         assert_eq!(s.url, None);
         assert_eq!(s.api_key, None);
         assert_eq!(s.credential_source, "auto");
-        assert_eq!(s.watched, vec![home.path().join(".openviking/ovcli.conf")]);
+        assert_eq!(
+            s.watched.first(),
+            Some(&home.path().join(".openviking/ovcli.conf"))
+        );
         assert_eq!(s.timeout, DEFAULT_TIMEOUT);
         assert_eq!(
             s.user_agent,
@@ -247,7 +215,10 @@ mod tests {
         assert_eq!(s.user.as_deref(), Some("u"));
         assert_eq!(s.actor_peer.as_deref(), Some("p"));
         assert_eq!(s.credential_source, "ovcli");
-        assert!(s.credential_path.is_some());
+        assert_eq!(
+            s.credential_path,
+            Some(home.path().join(".openviking/ovcli.conf"))
+        );
         assert!(!format!("{s:?}").contains("\"k\""), "key leaked in Debug");
     }
 
@@ -259,15 +230,14 @@ mod tests {
             &[
                 ("OPENVIKING_URL", "http://env:1/"),
                 ("OPENVIKING_USER", "zed"),
-                ("OPENVIKING_TIMEOUT_MS", "10"),
+                ("OPENVIKING_TIMEOUT_MS", "100"),
             ],
             home.path(),
         );
         assert_eq!(s.url.as_deref(), Some("http://env:1/mcp"));
-        assert_eq!(s.api_key.as_deref(), Some("cli-key"));
         assert_eq!(s.user.as_deref(), Some("zed"));
         assert_eq!(s.credential_source, "env");
-        assert_eq!(s.timeout, MIN_TIMEOUT);
+        assert_eq!(s.timeout, DEFAULT_TIMEOUT);
         let s = resolve(&[("OPENVIKING_MCP_URL", "http://x/custom/")], home.path());
         assert_eq!(s.url.as_deref(), Some("http://x/custom"));
     }

@@ -63,9 +63,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Upstream {
     /// `resolve` is re-run on every reload.
-    pub fn new(
-        resolve: Box<dyn Fn() -> McpSettings + Send + Sync>,
-    ) -> anyhow::Result<Upstream> {
+    pub fn new(resolve: Box<dyn Fn() -> McpSettings + Send + Sync>) -> anyhow::Result<Upstream> {
         let settings = resolve();
         let http = reqwest::blocking::Client::builder()
             .timeout(None::<Duration>)
@@ -475,10 +473,10 @@ fn error(id: Option<&Value>, code: i64, message: String, data: Option<Value>) ->
 }
 
 fn not_configured(id: &Value, settings: &McpSettings) -> Value {
-    let path = settings
-        .watched
-        .first()
-        .map_or_else(|| "~/.openviking/ovcli.conf".to_owned(), |p| p.display().to_string());
+    let path = settings.watched.first().map_or_else(
+        || "~/.openviking/ovcli.conf".to_owned(),
+        |p| p.display().to_string(),
+    );
     error(
         Some(id),
         -32001,
@@ -560,7 +558,9 @@ fn describe(outcome: &Outcome, settings: &McpSettings) -> String {
     match outcome {
         Outcome::Http { status, body } => format!(
             "HTTP {status}{}",
-            server_message(body).map(|m| format!(": {m}")).unwrap_or_default()
+            server_message(body)
+                .map(|m| format!(": {m}"))
+                .unwrap_or_default()
         ),
         Outcome::Transport(c) => format!("{} ({c})", settings.display_url()),
         Outcome::Messages(_) => "ok".to_owned(),

@@ -19,10 +19,11 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<()> {
         .with_context(|| format!("could not plan {}", args.rollout.display()))?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer(&mut out, &plan)?;
-        writeln!(out)?;
+        writeln!(out, "{plan}")?;
     } else {
-        write_table(&mut out, &plan)?;
+        let rows: serde_json::Value =
+            serde_json::from_str(&plan).context("the planner printed bad JSON")?;
+        write_table(&mut out, &rows)?;
     }
     out.flush()?;
     Ok(())

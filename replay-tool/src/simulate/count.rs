@@ -5,13 +5,14 @@
 //! Rules (PRODUCT.md, `simulate`):
 //! * `expected`: complete turns of the session.
 //! * `delivered`: expected turns for which the server holds at least one user message and
-//!   one assistant message with that `turn_id`.
+//!   one assistant message with that `turn_id` (a role whose content is only `<private>` spans
+//!   is never sent and not required).
 //! * `duplicates`: for every (turn_id, role) group on the server, count − 1, summed. Messages
 //!   without a turn id are grouped by (role, content).
 //! * `lost` = expected − delivered.
 //! * `content_mismatches`: delivered messages of an expected turn none of whose copies equals
-//!   the prompt (user) or the final answer (assistant) once injected blocks are removed and
-//!   whitespace trimmed; one per (turn, role).
+//!   the prompt (user) or the final answer (assistant) once injected blocks and `<private>`
+//!   spans are removed and whitespace trimmed; one per (turn, role).
 //! * `unexpected_turns`: turn ids on the server that are not expected turns of this session
 //!   (incomplete turns that were captured anyway, or foreign messages).
 
@@ -60,8 +61,12 @@ pub struct Counts {
     pub unexpected_turns: usize,
 }
 
-fn normalize(s: &str) -> String {
-    clean_injected(s)
+/// What a message should look like on the server: injected blocks and `<private>` spans
+/// removed (ovhook never sends either), trimmed.
+pub fn normalize(s: &str) -> String {
+    ov_engine::text::strip_private(&clean_injected(s))
+        .trim()
+        .to_owned()
 }
 
 /// Counts `messages` against `expected` (see the module doc).
@@ -89,15 +94,21 @@ pub fn count(expected: &[ExpectedTurn], messages: &[ServerMessage]) -> Counts {
         let key = format!("turn:{}", turn.turn_id);
         let user = groups.get(&(key.clone(), "user"));
         let assistant = groups.get(&(key, "assistant"));
-        if user.is_some() && assistant.is_some() {
-            delivered += 1;
-        }
+        // A role whose content is all `<private>` is never sent, so it is not required.
+        let mut complete = true;
         for (copies, want) in [(user, &turn.prompt), (assistant, &turn.answer)] {
-            let Some(copies) = copies else { continue };
             let want = normalize(want);
-            if !copies.iter().any(|c| normalize(c) == want) {
-                content_mismatches += 1;
+            match copies {
+                None => complete &= want.is_empty(),
+                Some(copies) => {
+                    if !copies.iter().any(|c| normalize(c) == want) {
+                        content_mismatches += 1;
+                    }
+                }
             }
+        }
+        if complete {
+            delivered += 1;
         }
     }
     let unexpected_turns = groups
@@ -219,6 +230,17 @@ mod tests {
         ];
         let c = count(&exp, &msgs);
         assert_eq!((c.delivered, c.content_mismatches), (2, 2));
+    }
+
+    #[test]
+    fn an_all_private_prompt_is_not_required() {
+        let mut t = turn("t0");
+        t.prompt = "<private>sk-123</private>".into();
+        let msgs = [msg("assistant", Some("t0"), "answer t0")];
+        let c = count(&[t], &msgs);
+        assert_eq!((c.delivered, c.lost, c.content_mismatches), (1, 0, 0));
+        let c = count(&[turn("t0")], &msgs);
+        assert_eq!((c.delivered, c.lost), (0, 1));
     }
 
     #[test]

@@ -85,7 +85,7 @@ impl Faults {
 
     /// True when turn `n` gets no Stop.
     pub fn drop_stop(&self, n: usize) -> bool {
-        self.0.iter().any(|f| *f == Fault::DropStop(n))
+        self.0.contains(&Fault::DropStop(n))
     }
 
     /// How many times turn `n`'s Stop is delivered one after the other (1, or 2 with dup-stop).
@@ -95,7 +95,7 @@ impl Faults {
 
     /// True when turn `n`'s Stop is delayed past turn n+1's.
     pub fn late_stop(&self, n: usize) -> bool {
-        self.0.iter().any(|f| *f == Fault::LateStop(n))
+        self.0.contains(&Fault::LateStop(n))
     }
 
     /// The `OVHOOK_FAILPOINT` value for turn `n`'s Stop (`A,B` when several).
@@ -125,17 +125,17 @@ impl Faults {
 
     /// True when turn `n`'s Stop is raced by eight concurrent processes.
     pub fn race_stop(&self, n: usize) -> bool {
-        self.0.iter().any(|f| *f == Fault::RaceStop(n))
+        self.0.contains(&Fault::RaceStop(n))
     }
 
     /// True when the rollout file is rotated before turn `n`.
     pub fn rotate(&self, n: usize) -> bool {
-        self.0.iter().any(|f| *f == Fault::Rotate(n))
+        self.0.contains(&Fault::Rotate(n))
     }
 
     /// True when turn `n`'s last line is written without its newline first.
     pub fn partial_line(&self, n: usize) -> bool {
-        self.0.iter().any(|f| *f == Fault::PartialLine(n))
+        self.0.contains(&Fault::PartialLine(n))
     }
 
     /// The largest turn number any fault names (to warn about faults past the session's end).

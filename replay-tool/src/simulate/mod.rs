@@ -446,6 +446,54 @@ pub(crate) fn fresh_uuid() -> anyhow::Result<String> {
 mod tests {
     use super::*;
 
+    /// The harness reads every committed session as the planner does: each complete turn is
+    /// in the golden plan with the same prompt and final answer (the planner may add
+    /// interrupted turns, which are not expected).
+    #[test]
+    fn expected_turns_agree_with_the_golden_plans() -> anyhow::Result<()> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/sessions");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            let name = path.display().to_string();
+            let Some(golden) = name
+                .strip_suffix(".jsonl")
+                .map(|s| format!("{s}.expected.json"))
+            else {
+                continue;
+            };
+            let plan: Vec<serde_json::Value> =
+                serde_json::from_str(&std::fs::read_to_string(&golden)?)?;
+            let find = |turn: &str, role: &str| {
+                plan.iter()
+                    .find(|m| m["turn_id"] == turn && m["role"] == role)
+                    .and_then(|m| m["content"].as_str())
+                    .map(str::to_owned)
+            };
+            let session = Session::load(&path, "sess_00000000-0000-4000-8000-000000000000")?;
+            for t in expected_turns(&session) {
+                let (prompt, answer) = (count::normalize(&t.prompt), count::normalize(&t.answer));
+                // An all-private message is not planned (and not required on the server).
+                let want = |s: String| (!s.is_empty()).then_some(s);
+                assert_eq!(
+                    find(&t.turn_id, "user"),
+                    want(prompt),
+                    "{name} {}",
+                    t.turn_id
+                );
+                assert_eq!(
+                    find(&t.turn_id, "assistant"),
+                    want(answer),
+                    "{name} {}",
+                    t.turn_id
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked > 0);
+        Ok(())
+    }
+
     #[test]
     fn uuid_shape_and_uniqueness() -> anyhow::Result<()> {
         let a = fresh_uuid()?;

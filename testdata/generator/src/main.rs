@@ -5,50 +5,15 @@
 //! gen-sessions --big PATH [--bytes N]  # the 240-turn benchmark rollout, about N bytes (225 MB)
 //! ```
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use ov_testdata::{big, committed, expected_json, write_session, SessionSpec};
+use ov_testdata::{committed, expected_json, write_session};
 
-/// Counts bytes, writes nothing.
-struct Sink(u64);
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0 += buf.len() as u64;
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-fn size_of(spec: &SessionSpec) -> Result<u64> {
-    let mut sink = Sink(0);
-    write_session(spec, &mut sink)?;
-    Ok(sink.0)
-}
-
-/// The benchmark rollout: the tool output size is solved linearly for `target` bytes.
+/// The benchmark rollout at `path`, about `target` bytes.
 fn write_big(path: &Path, target: u64) -> Result<()> {
-    let (x0, x1) = (0usize, 4000usize);
-    let s0 = size_of(&big(x0))?;
-    let s1 = size_of(&big(x1))?;
-    let per = (s1.saturating_sub(s0)) as f64 / (x1 - x0) as f64;
-    let x = ((target.saturating_sub(s0)) as f64 / per.max(1.0)).round() as usize;
-    let spec = big(x);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("could not create {}", dir.display()))?;
-    }
-    let file =
-        File::create(path).with_context(|| format!("could not create {}", path.display()))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    let written = write_session(&spec, &mut out)
+    let (spec, written) = ov_testdata::write_big(path, target)
         .with_context(|| format!("could not write {}", path.display()))?;
-    out.flush()?;
     let expected = spec.expected(&written.turn_ids);
     println!(
         "{}: {} bytes, {} lines, {} turns, {} expected messages, {} messages by the anchor's algorithm",

@@ -1,1 +1,434 @@
-//! (in progress)
+//! ZCode's `~/.zcode/cli/config.json`: read, validate, merge our entries, remove ours.
+//!
+//! # Context
+//!
+//! ```text
+//! { "hooks": { "enabled": true,
+//!              "events": { "<Event>": [ { "matcher"?: "...", "hooks": [ {entry}, ... ] }, ... ] } },
+//!   "mcp":   { "servers": { "<name>": { "command", "args", "env", "enabled", "timeoutMs" } } },
+//!   ...every other key belongs to ZCode or the user and is kept as is... }
+//! ```
+//!
+//! * Exactly 7 event keys are valid ([`VALID_EVENTS`]); ZCode 0.16.5 rejects the whole hooks block
+//!   (every hook in the file) when `events` holds any other key.
+//! * Config-file hooks get no `${…}` template expansion: commands are absolute paths.
+//! * `type: "process"` hooks take `timeoutMs` (milliseconds); `type: "command"` hooks `timeout`
+//!   (seconds).
+//!
+//! # Design: the marker
+//!
+//! Hook entries are strict-validated and no `env` field is documented for them, so a hook entry
+//! of ours is recognised by its `statusMessage` starting with [`STATUS_PREFIX`]
+//! (`openviking-memory: …`), or by a `command` whose file name is `ovhook` with one of our hook
+//! subcommands as `args[0]` (an entry written by an older ovhook). The MCP server entry does take
+//! `env`, so it carries `OPENVIKING_INTEGRATION_ID=openviking-memory`, the same marker the Node
+//! plugin used. Entries of the Node plugin are recognised as its installer did: their JSON
+//! mentions `OPENVIKING_INTEGRATION_ID` or `openviking-memory`, or `openviking` together with one
+//! of its script names.
+//!
+//! Ours are removed entry by entry (foreign entries in a shared group stay); a group left empty
+//! is dropped, and our new group takes the place of the first one removed, so a re-install
+//! rewrites the file byte for byte.
+
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use serde_json::{json, Map, Value};
+
+/// The event keys ZCode accepts under `hooks.events`.
+pub const VALID_EVENTS: [&str; 7] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+];
+
+/// The integration id shared with OpenViking's other plugins.
+pub const INTEGRATION_ID: &str = "openviking-memory";
+
+/// Every `statusMessage` of ours starts with this.
+pub const STATUS_PREFIX: &str = "openviking-memory:";
+
+/// The MCP server name.
+pub const MCP_NAME: &str = "openviking";
+
+/// The hooks ovhook installs: event, subcommand, matcher, `timeoutMs`, status message.
+pub const OUR_HOOKS: [(&str, &str, Option<&str>, u64, &str); 4] = [
+    (
+        "SessionStart",
+        "session-start",
+        None,
+        15_000,
+        "openviking-memory: loading your profile",
+    ),
+    (
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        None,
+        10_000,
+        "openviking-memory: recalling memories",
+    ),
+    (
+        "PreToolUse",
+        "pre-tool-use",
+        Some("Read|Glob|Grep"),
+        5_000,
+        "openviking-memory: checking viking:// paths",
+    ),
+    (
+        "Stop",
+        "stop",
+        None,
+        10_000,
+        "openviking-memory: saving the turn",
+    ),
+];
+
+/// Script names of OpenViking's Node plugins (the anchor's `isOpenVikingHook`).
+const NODE_SCRIPTS: [&str; 11] = [
+    "cursor-hook.mjs",
+    "trae-hook.mjs",
+    "zcode-hook.mjs",
+    "session-start.mjs",
+    "auto-recall.mjs",
+    "auto-capture.mjs",
+    "pre-compact.mjs",
+    "session-end.mjs",
+    "trae-auto-recall.mjs",
+    "trae-auto-capture.mjs",
+    "uri-guard.mjs",
+];
+
+/// The parsed file.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    /// The top-level object (key order preserved).
+    pub root: Map<String, Value>,
+    /// The exact bytes read, `None` when the file did not exist.
+    pub original: Option<Vec<u8>>,
+}
+
+impl ConfigFile {
+    /// Reads and validates the file's shape. A missing file is an empty config; a malformed
+    /// one is an error naming the path and the problem (the file is never touched).
+    pub fn read(path: &Path) -> anyhow::Result<ConfigFile> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(ConfigFile {
+                    root: Map::new(),
+                    original: None,
+                })
+            }
+            Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
+        };
+        let root = Self::parse(&bytes).with_context(|| {
+            format!(
+                "{} is not a valid ZCode config; fix it (or move it away) and re-run",
+                path.display()
+            )
+        })?;
+        Ok(ConfigFile {
+            root,
+            original: Some(bytes),
+        })
+    }
+
+    fn parse(bytes: &[u8]) -> anyhow::Result<Map<String, Value>> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Map::new());
+        }
+        let value: Value = serde_json::from_slice(bytes).context("malformed JSON")?;
+        let Value::Object(root) = value else {
+            bail!("the top level is not a JSON object");
+        };
+        if let Some(hooks) = root.get("hooks") {
+            let Value::Object(hooks) = hooks else {
+                bail!("\"hooks\" is not an object");
+            };
+            if let Some(events) = hooks.get("events") {
+                let Value::Object(events) = events else {
+                    bail!("\"hooks.events\" is not an object");
+                };
+                for (name, groups) in events {
+                    let Value::Array(groups) = groups else {
+                        bail!("\"hooks.events.{name}\" is not a list");
+                    };
+                    if groups.iter().any(|g| !g.is_object()) {
+                        bail!("\"hooks.events.{name}\" holds a group that is not an object");
+                    }
+                }
+            }
+        }
+        if let Some(mcp) = root.get("mcp") {
+            let Value::Object(mcp) = mcp else {
+                bail!("\"mcp\" is not an object");
+            };
+            if mcp.get("servers").is_some_and(|s| !s.is_object()) {
+                bail!("\"mcp.servers\" is not an object");
+            }
+        }
+        Ok(root)
+    }
+
+    /// The file as it would be written: pretty JSON and a final newline.
+    pub fn render(&self) -> Vec<u8> {
+        let mut out = serde_json::to_vec_pretty(&Value::Object(self.root.clone()))
+            .unwrap_or_else(|_| b"{}".to_vec());
+        out.push(b'\n');
+        out
+    }
+
+    /// True when [`render`](Self::render) differs from what was read.
+    pub fn changed(&self) -> bool {
+        self.original.as_deref() != Some(self.render().as_slice())
+    }
+
+    fn events(&self) -> Option<&Map<String, Value>> {
+        self.root.get("hooks")?.get("events")?.as_object()
+    }
+
+    /// `hooks.enabled` (absent = false: config-file hooks are off by default).
+    pub fn hooks_enabled(&self) -> bool {
+        self.root
+            .get("hooks")
+            .and_then(|h| h.get("enabled"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    /// Keys of `hooks.events` outside [`VALID_EVENTS`].
+    pub fn unknown_event_keys(&self) -> Vec<String> {
+        self.events()
+            .map(|e| {
+                e.keys()
+                    .filter(|k| !VALID_EVENTS.contains(&k.as_str()))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Our hook entries under `event`, with their group's matcher.
+    pub fn our_entries(&self, event: &str) -> Vec<(Option<&Value>, &Value)> {
+        self.entries(event).filter(|(_, e)| is_ours(e)).collect()
+    }
+
+    /// Entries of OpenViking's Node plugin, every event counted.
+    pub fn node_plugin_entries(&self) -> usize {
+        let Some(events) = self.events() else {
+            return 0;
+        };
+        events
+            .keys()
+            .map(|ev| self.entries(ev).filter(|(_, e)| is_node_plugin(e)).count())
+            .sum()
+    }
+
+    fn entries<'a>(
+        &'a self,
+        event: &str,
+    ) -> impl Iterator<Item = (Option<&'a Value>, &'a Value)> + 'a {
+        self.events()
+            .and_then(|e| e.get(event))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .flat_map(|group| {
+                let matcher = group.get("matcher");
+                group
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(move |e| (matcher, e))
+            })
+    }
+
+    /// `mcp.servers.openviking`, if present.
+    pub fn mcp_entry(&self) -> Option<&Value> {
+        self.root.get("mcp")?.get("servers")?.get(MCP_NAME)
+    }
+
+    /// Installs our hooks and MCP server for the binary at `exe`. Returns notes for the user
+    /// (e.g. a foreign `openviking` MCP server left in place).
+    pub fn merge_ours(&mut self, exe: &Path) -> Vec<String> {
+        let mut notes = Vec::new();
+        let exe_str = exe.to_string_lossy().into_owned();
+        let hooks = object_at(&mut self.root, "hooks");
+        hooks.insert("enabled".into(), Value::Bool(true));
+        let events = object_at(hooks, "events");
+        for (event, sub, matcher, timeout_ms, status) in OUR_HOOKS {
+            let mut group = Map::new();
+            if let Some(m) = matcher {
+                group.insert("matcher".into(), Value::String(m.into()));
+            }
+            group.insert(
+                "hooks".into(),
+                json!([{
+                    "type": "process",
+                    "command": exe_str,
+                    "args": [sub],
+                    "timeoutMs": timeout_ms,
+                    "statusMessage": status,
+                }]),
+            );
+            let groups = events
+                .entry(event)
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if !groups.is_array() {
+                *groups = Value::Array(Vec::new());
+            }
+            if let Value::Array(list) = groups {
+                let at = remove_ours_from_groups(list).unwrap_or(list.len());
+                list.insert(at.min(list.len()), Value::Object(group));
+            }
+        }
+
+        let mcp = object_at(&mut self.root, "mcp");
+        let servers = object_at(mcp, "servers");
+        let entry = json!({
+            "command": exe_str,
+            "args": ["mcp"],
+            "enabled": true,
+            "timeoutMs": 30000,
+            "env": { "OPENVIKING_INTEGRATION_ID": INTEGRATION_ID },
+        });
+        match servers.get_mut(MCP_NAME) {
+            Some(existing) if !mentions_integration(existing) => notes.push(format!(
+                "mcp.servers.{MCP_NAME} exists and is not ovhook's: left as is (remove it and \
+                 re-run to use ovhook's MCP proxy)"
+            )),
+            Some(existing) => *existing = entry,
+            None => {
+                servers.insert(MCP_NAME.into(), entry);
+            }
+        }
+        notes
+    }
+
+    /// Removes our hook entries, the Node plugin's, our MCP server, and the containers this
+    /// leaves empty. Returns how many entries were removed.
+    pub fn remove_ours(&mut self) -> usize {
+        let mut removed = 0;
+        if let Some(Value::Object(hooks)) = self.root.get_mut("hooks") {
+            if let Some(Value::Object(events)) = hooks.get_mut("events") {
+                for groups in events.values_mut() {
+                    if let Value::Array(list) = groups {
+                        let before = count_entries(list);
+                        remove_ours_from_groups(list);
+                        removed += before - count_entries(list);
+                    }
+                }
+                events.retain(|_, g| !matches!(g, Value::Array(l) if l.is_empty()));
+                if events.is_empty() {
+                    hooks.remove("events");
+                }
+            }
+        }
+        if let Some(Value::Object(mcp)) = self.root.get_mut("mcp") {
+            if let Some(Value::Object(servers)) = mcp.get_mut("servers") {
+                if servers.get(MCP_NAME).is_some_and(mentions_integration) {
+                    servers.remove(MCP_NAME);
+                    removed += 1;
+                }
+                if servers.is_empty() {
+                    mcp.remove("servers");
+                }
+            }
+            if mcp.is_empty() {
+                self.root.remove("mcp");
+            }
+        }
+        removed
+    }
+}
+
+/// `parent[key]` as an object, created (or replaced, if not an object) as needed.
+fn object_at<'a>(parent: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+    let slot = parent
+        .entry(key)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    match slot {
+        Value::Object(m) => m,
+        _ => unreachable!("just made an object"),
+    }
+}
+
+fn count_entries(groups: &[Value]) -> usize {
+    groups
+        .iter()
+        .map(|g| g.get("hooks").and_then(Value::as_array).map_or(0, Vec::len))
+        .sum()
+}
+
+/// Removes our (and the Node plugin's) entries; drops groups left empty. Returns the index of
+/// the first group that held one of ours, after removal.
+fn remove_ours_from_groups(groups: &mut Vec<Value>) -> Option<usize> {
+    let mut first = None;
+    let mut kept = Vec::with_capacity(groups.len());
+    for mut group in std::mem::take(groups) {
+        if let Some(Value::Array(entries)) = group.get_mut("hooks") {
+            let before = entries.len();
+            entries.retain(|e| !(is_ours(e) || is_node_plugin(e)));
+            let had_ours = entries.len() != before;
+            if had_ours && first.is_none() {
+                first = Some(kept.len());
+            }
+            if had_ours && entries.is_empty() {
+                continue;
+            }
+        }
+        kept.push(group);
+    }
+    *groups = kept;
+    first
+}
+
+/// An entry written by ovhook (see the module docs for the marker).
+pub fn is_ours(entry: &Value) -> bool {
+    if entry
+        .get("statusMessage")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.starts_with(STATUS_PREFIX))
+    {
+        return true;
+    }
+    let command_is_ovhook = entry
+        .get("command")
+        .and_then(Value::as_str)
+        .and_then(|c| {
+            Path::new(c)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .is_some_and(|n| n == "ovhook" || n == "ovhook.exe");
+    let sub = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_str);
+    command_is_ovhook && sub.is_some_and(|s| OUR_HOOKS.iter().any(|h| h.1 == s))
+}
+
+/// An entry of OpenViking's Node plugin.
+pub fn is_node_plugin(entry: &Value) -> bool {
+    let text = entry.to_string();
+    if is_ours(entry) {
+        return false;
+    }
+    text.contains("OPENVIKING_INTEGRATION_ID")
+        || text.contains(INTEGRATION_ID)
+        || (text.to_ascii_lowercase().contains("openviking")
+            && NODE_SCRIPTS.iter().any(|s| text.contains(s)))
+}
+
+fn mentions_integration(v: &Value) -> bool {
+    v.to_string().contains(INTEGRATION_ID)
+}

@@ -1,0 +1,604 @@
+//! `engine::config`: precedence, trust boundary, peers, malformed sources, defaults.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use ov_engine::config::{
+    load, normalize_remote_url, workspace_peer_from_cwd, Config, LoadContext, Loaded, PeerScope,
+    PeerSource, Secret, Source, SourceStatus,
+};
+use rstest::rstest;
+use tempfile::TempDir;
+
+struct Fx {
+    _tmp: TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+    env: BTreeMap<String, String>,
+}
+
+const ORIGIN: &str = "git@github.com:volcengine/OpenViking.git";
+const PEER: &str = "github.com-volcengine-openviking";
+
+impl Fx {
+    /// A home and a repository `<tmp>/src/OpenViking` with an origin remote.
+    fn new() -> Fx {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let home = tmp.path().join("home");
+        let repo = tmp.path().join("src").join("OpenViking");
+        fs::create_dir_all(&home).expect("home");
+        git_dir(&repo.join(".git"), Some(ORIGIN));
+        Fx {
+            _tmp: tmp,
+            home,
+            repo,
+            env: BTreeMap::new(),
+        }
+    }
+
+    fn ctx(&self) -> LoadContext {
+        self.ctx_at(&self.repo)
+    }
+
+    fn ctx_at(&self, cwd: &Path) -> LoadContext {
+        LoadContext {
+            cwd: cwd.to_path_buf(),
+            home: self.home.clone(),
+            env: self.env.clone(),
+        }
+    }
+
+    fn load(&self) -> Loaded {
+        load(&self.ctx())
+    }
+
+    fn ovcli(&self, text: &str) -> PathBuf {
+        write(&self.home.join(".openviking/ovcli.conf"), text)
+    }
+    fn repo_cfg(&self, text: &str) -> PathBuf {
+        write(&self.repo.join(".openviking/config.json"), text)
+    }
+    fn repo_local(&self, text: &str) -> PathBuf {
+        write(&self.repo.join(".openviking/config.local.json"), text)
+    }
+    fn registry(&self, text: &str) -> PathBuf {
+        write(
+            &self
+                .home
+                .join(format!(".openviking/workspaces/{PEER}.json")),
+            text,
+        )
+    }
+    fn env(&mut self, k: &str, v: &str) {
+        self.env.insert(k.into(), v.into());
+    }
+}
+
+fn write(path: &Path, text: &str) -> PathBuf {
+    fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    fs::write(path, text).expect("write");
+    path.to_path_buf()
+}
+
+fn git_dir(dir: &Path, origin: Option<&str>) {
+    fs::create_dir_all(dir).expect("git dir");
+    let mut cfg = String::from("[core]\n\trepositoryformatversion = 0\n");
+    if let Some(url) = origin {
+        cfg.push_str(&format!(
+            "[remote \"origin\"]\n\turl = {url}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+        ));
+    }
+    fs::write(dir.join("config"), cfg).expect("git config");
+}
+
+fn warnings_text(l: &Loaded) -> String {
+    l.warnings
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn defaults_without_any_source() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cwd = tmp.path().join("plain");
+    fs::create_dir_all(&cwd).expect("cwd");
+    let ctx = LoadContext {
+        cwd: cwd.clone(),
+        home: tmp.path().join("home"),
+        env: BTreeMap::new(),
+    };
+    let l = load(&ctx);
+    assert!(l.warnings.is_empty(), "{}", warnings_text(&l));
+    let c = &l.config;
+    let d = Config::default();
+    assert_eq!(c.recall, d.recall);
+    assert_eq!(c.capture, d.capture);
+    assert!(c.memory_enabled && c.recall.enabled && c.capture.enabled && c.profile.enabled);
+    assert_eq!(c.recall.max_items, 10);
+    assert_eq!(c.recall.score_threshold, 0.35);
+    assert_eq!(c.recall.peer_scope, PeerScope::All);
+    assert_eq!(c.recall.token_budget, 2000);
+    assert_eq!(c.recall.max_content_chars, 500);
+    assert_eq!(c.capture.commit_token_threshold, 2000);
+    assert_eq!(c.capture.max_length, None);
+    assert_eq!(c.profile.token_budget, 6000);
+    assert_eq!(c.hooks.max_output_bytes, 32768);
+    assert_eq!(c.network.timeout_ms, 8000);
+    assert_eq!(c.network.connect_timeout_ms, 1000);
+    assert_eq!(c.network.backoff_ms, 30000);
+    assert_eq!(c.peer.source, PeerSource::Git);
+    assert!(!c.debug && !c.bypass.session);
+    // No URL anywhere: the embedded default (journal only).
+    assert_eq!(c.server, None);
+    assert_eq!(c.mcp_url, None);
+    // Not in a repository: the anchor's cwd rule.
+    assert_eq!(
+        c.actor_peer.as_deref(),
+        Some(workspace_peer_from_cwd(&cwd.to_string_lossy()).as_str())
+    );
+    assert!(l.sources.iter().all(|s| s.status == SourceStatus::Absent));
+}
+
+/// Which layers set `recall.max_items` (ovcli=1, repo=2, local=3, registry=4, env=5); the highest wins.
+#[rstest]
+#[case::ovcli_only(&[1], 1)]
+#[case::repo_over_ovcli(&[1, 2], 2)]
+#[case::local_over_repo(&[1, 2, 3], 3)]
+#[case::registry_over_local(&[1, 2, 3, 4], 4)]
+#[case::env_over_all(&[1, 2, 3, 4, 5], 5)]
+#[case::env_over_ovcli(&[1, 5], 5)]
+#[case::registry_over_ovcli(&[1, 4], 4)]
+#[case::local_alone(&[3], 3)]
+#[case::none(&[], 10)]
+fn precedence(#[case] layers: &[u32], #[case] expected: u32) {
+    let mut fx = Fx::new();
+    for layer in layers {
+        match layer {
+            1 => drop(fx.ovcli(r#"{"recall":{"max_items":1}}"#)),
+            2 => drop(fx.repo_cfg(r#"{"recall.max_items":2}"#)),
+            3 => drop(fx.repo_local(r#"{"recall":{"max_items":3}}"#)),
+            4 => drop(fx.registry(r#"{"recall.max_items":4}"#)),
+            5 => fx.env("OPENVIKING_RECALL_LIMIT", "5"),
+            _ => unreachable!(),
+        }
+    }
+    let l = fx.load();
+    assert!(l.warnings.is_empty(), "{}", warnings_text(&l));
+    assert_eq!(l.config.recall.max_items, expected);
+}
+
+#[test]
+fn nested_and_dotted_keys_of_every_section() {
+    let fx = Fx::new();
+    fx.repo_cfg(
+        r#"{"recall":{"score_threshold":0.5,"peer_scope":"actor","prefer_abstract":false},
+            "capture.commit_token_threshold":0,"capture":{"max_length":300},
+            "profile.token_budget":900,"network":{"timeout_ms":2500,"backoff_ms":0},
+            "hooks.max_output_bytes":4096,"debug":true,"peer.source":"cwd",
+            "bypass":{"patterns":["sess_tmp*"]}}"#,
+    );
+    let l = fx.load();
+    assert!(l.warnings.is_empty(), "{}", warnings_text(&l));
+    let c = l.config;
+    assert_eq!(c.recall.score_threshold, 0.5);
+    assert_eq!(c.recall.peer_scope, PeerScope::Actor);
+    assert!(!c.recall.prefer_abstract);
+    assert_eq!(c.capture.commit_token_threshold, 0);
+    assert_eq!(c.capture.max_length, Some(300));
+    assert_eq!(c.profile.token_budget, 900);
+    assert_eq!(c.network.timeout_ms, 2500);
+    assert_eq!(c.network.backoff_ms, 0);
+    assert_eq!(c.hooks.max_output_bytes, 4096);
+    assert!(c.debug);
+    assert_eq!(c.peer.source, PeerSource::Cwd);
+    assert!(c.bypass.matches("sess_tmp42", "/x"));
+    assert!(!c.bypass.matches("sess_real", "/x"));
+}
+
+#[test]
+fn env_names_and_parsing() {
+    let mut fx = Fx::new();
+    for (k, v) in [
+        ("OPENVIKING_MEMORY_ENABLED", "off"),
+        ("OPENVIKING_AUTO_RECALL", "0"),
+        ("OPENVIKING_AUTO_CAPTURE", "No"),
+        ("OPENVIKING_SCORE_THRESHOLD", "0.6"),
+        ("OPENVIKING_RECALL_PEER_SCOPE", "actor"),
+        ("OPENVIKING_TIMEOUT_MS", "3000"),
+        ("OPENVIKING_PROFILE_TOKEN_BUDGET", "100"), // clamped to 500
+        ("OPENVIKING_BYPASS_SESSION_PATTERNS", " a*, ,/tmp/**"),
+        ("OPENVIKING_RECALL_TOKEN_BUDGET", "800"),
+        ("OPENVIKING_RECALL_MAX_CONTENT_CHARS", "90"),
+        ("OPENVIKING_RECALL_PREFER_ABSTRACT", "false"),
+        ("OPENVIKING_DEBUG", "1"),
+        ("OPENVIKING_CAPTURE_MAX_LENGTH", "1000"),
+        ("OPENVIKING_COMMIT_TOKEN_THRESHOLD", "0"),
+        ("OPENVIKING_PEER_SOURCE", "none"),
+        ("OPENVIKING_BACKOFF_MS", "5000"),
+        ("OPENVIKING_MAX_OUTPUT_BYTES", "8192"),
+        ("OPENVIKING_RECALL_LIMIT", ""), // empty = unset, not the minimum
+    ] {
+        fx.env(k, v);
+    }
+    let l = fx.load();
+    let c = &l.config;
+    assert!(!c.memory_enabled && !c.recall.enabled && !c.capture.enabled);
+    assert_eq!(c.recall.score_threshold, 0.6);
+    assert_eq!(c.recall.peer_scope, PeerScope::Actor);
+    assert_eq!(c.network.timeout_ms, 3000);
+    assert_eq!(c.profile.token_budget, 500);
+    assert_eq!(
+        c.bypass.patterns,
+        vec!["a*".to_owned(), "/tmp/**".to_owned()]
+    );
+    assert_eq!(c.recall.token_budget, 800);
+    assert_eq!(c.recall.max_content_chars, 90);
+    assert!(!c.recall.prefer_abstract && c.debug);
+    assert_eq!(c.capture.max_length, Some(1000));
+    assert_eq!(c.capture.commit_token_threshold, 0);
+    assert_eq!(c.actor_peer, None);
+    assert_eq!(c.network.backoff_ms, 5000);
+    assert_eq!(c.hooks.max_output_bytes, 8192);
+    assert_eq!(c.recall.max_items, 10);
+    assert_eq!(l.warnings.len(), 1, "{}", warnings_text(&l));
+    assert!(warnings_text(&l).contains("OPENVIKING_PROFILE_TOKEN_BUDGET"));
+}
+
+#[test]
+fn bad_env_number_warns_and_keeps_lower_layer() {
+    let mut fx = Fx::new();
+    fx.ovcli(r#"{"recall.max_items":4}"#);
+    fx.env("OPENVIKING_RECALL_LIMIT", "lots");
+    let l = fx.load();
+    assert_eq!(l.config.recall.max_items, 4);
+    let w = warnings_text(&l);
+    assert!(
+        w.contains("env OPENVIKING_RECALL_LIMIT") && w.contains("lots"),
+        "{w}"
+    );
+}
+
+#[test]
+fn credentials_from_ovcli_registry_and_env() {
+    let mut fx = Fx::new();
+    fx.ovcli(
+        r#"{"url":"http://127.0.0.1:1933/","api_key":"k-ovcli","account_id":"acme","user_id":"zed","plugin":{"x":1}}"#,
+    );
+    let l = fx.load();
+    assert!(l.warnings.is_empty(), "{}", warnings_text(&l));
+    let s = l.config.server.expect("server");
+    assert_eq!(s.url, "http://127.0.0.1:1933");
+    assert_eq!(s.api_key.as_ref().map(Secret::expose), Some("k-ovcli"));
+    assert_eq!(s.account.as_deref(), Some("acme"));
+    assert_eq!(s.user.as_deref(), Some("zed"));
+    assert_eq!(
+        l.config.mcp_url.as_deref(),
+        Some("http://127.0.0.1:1933/mcp")
+    );
+
+    fx.registry(r#"{"url":"http://10.0.0.2:1933","user":"work"}"#);
+    let s = fx.load().config.server.expect("server");
+    assert_eq!(
+        (s.url.as_str(), s.user.as_deref()),
+        ("http://10.0.0.2:1933", Some("work"))
+    );
+    assert_eq!(s.api_key.as_ref().map(Secret::expose), Some("k-ovcli"));
+
+    fx.env("OPENVIKING_URL", "https://ov.example.com");
+    fx.env("OPENVIKING_API_KEY", "k-env");
+    fx.env("OPENVIKING_MCP_URL", "https://mcp.example.com/mcp");
+    let c = fx.load().config;
+    let s = c.server.expect("server");
+    assert_eq!(s.url, "https://ov.example.com");
+    assert_eq!(s.api_key.as_ref().map(Secret::expose), Some("k-env"));
+    assert_eq!(c.mcp_url.as_deref(), Some("https://mcp.example.com/mcp"));
+
+    fx.env("OPENVIKING_CREDENTIAL_SOURCE", "cli");
+    let s = fx.load().config.server.expect("server");
+    assert_eq!(s.url, "http://10.0.0.2:1933");
+}
+
+#[test]
+fn empty_api_key_means_unauthenticated() {
+    let fx = Fx::new();
+    fx.ovcli(r#"{"url":"http://127.0.0.1:1933","api_key":""}"#);
+    let s = fx.load().config.server.expect("server");
+    assert!(s.api_key.is_none());
+}
+
+#[test]
+fn secret_never_displayed() {
+    let s = Secret::new("sk-very-secret");
+    assert!(!format!("{s:?}").contains("very"));
+    assert!(!format!("{s}").contains("very"));
+    let fx = Fx::new();
+    fx.ovcli(r#"{"url":"http://h:1","api_key":"sk-very-secret"}"#);
+    assert!(!format!("{:?}", fx.load()).contains("very-secret"));
+}
+
+/// A cloned repository must never choose the server or the credentials.
+#[rstest]
+#[case::committed(false)]
+#[case::local(true)]
+fn trust_boundary_repo_cannot_redirect_data(#[case] local: bool) {
+    let fx = Fx::new();
+    let evil = r#"{"url":"https://evil.example","api_key":"stolen","account":"evil",
+                   "user":"evil","mcp_url":"https://evil.example/mcp","base_url":"https://evil.example",
+                   "server":{"url":"https://evil.example","root_api_key":"x"},
+                   "recall":{"max_items":3}}"#;
+    let path = if local {
+        fx.repo_local(evil)
+    } else {
+        fx.repo_cfg(evil)
+    };
+
+    // Without user credentials: still the embedded default.
+    let l = fx.load();
+    assert_eq!(l.config.server, None);
+    assert_eq!(l.config.mcp_url, None);
+    assert_eq!(l.config.recall.max_items, 3, "tuning keys still apply");
+    let ignored: Vec<_> = l
+        .warnings
+        .iter()
+        .filter(|w| w.source.path() == Some(path.as_path()))
+        .collect();
+    assert_eq!(ignored.len(), 8, "{}", warnings_text(&l));
+    assert!(ignored.iter().all(|w| w
+        .message
+        .contains("cannot choose the server or credentials")));
+    assert!(!warnings_text(&l).contains("stolen"));
+
+    // With user credentials: the user's stay.
+    fx.ovcli(r#"{"url":"http://127.0.0.1:1933","api_key":"mine","account":"me","user":"me"}"#);
+    let c = fx.load().config;
+    let s = c.server.expect("server");
+    assert_eq!(s.url, "http://127.0.0.1:1933");
+    assert_eq!(s.api_key.as_ref().map(Secret::expose), Some("mine"));
+    assert_eq!(
+        (s.account.as_deref(), s.user.as_deref()),
+        (Some("me"), Some("me"))
+    );
+    assert_eq!(c.mcp_url.as_deref(), Some("http://127.0.0.1:1933/mcp"));
+}
+
+#[test]
+fn repo_may_turn_off_but_not_on() {
+    let fx = Fx::new();
+    fx.repo_cfg(r#"{"capture":{"enabled":false},"recall.enabled":false}"#);
+    let c = fx.load().config;
+    assert!(!c.capture.enabled && !c.recall.enabled);
+
+    fx.ovcli(r#"{"profile":{"enabled":false},"bypass":{"session":true,"patterns":["x*"]}}"#);
+    fx.repo_cfg(r#"{"profile.enabled":true,"bypass":{"session":false,"patterns":["y*"]}}"#);
+    let l = fx.load();
+    assert!(!l.config.profile.enabled);
+    assert!(l.config.bypass.session);
+    assert_eq!(
+        l.config.bypass.patterns,
+        vec!["x*".to_owned(), "y*".to_owned()]
+    );
+    assert_eq!(l.warnings.len(), 2, "{}", warnings_text(&l));
+}
+
+#[test]
+fn malformed_and_mistyped_files_warn_and_loading_continues() {
+    let mut fx = Fx::new();
+    let bad = fx.repo_cfg("{\"recall\": {\"max_items\": 5,,}");
+    let local = fx.repo_local(
+        r#"{"recall":{"max_items":"seven","score_threshold":0.2},"capture":{"enabled":"no"},"recal":{"x":1}}"#,
+    );
+    fx.ovcli("[1,2]");
+    fx.registry(r#"{"network.timeout_ms":2000}"#);
+    fx.env("OPENVIKING_DEBUG", "true");
+    let l = fx.load();
+    let c = &l.config;
+    assert_eq!(c.recall.max_items, 10);
+    assert_eq!(c.recall.score_threshold, 0.2);
+    assert!(c.capture.enabled);
+    assert_eq!(c.network.timeout_ms, 2000);
+    assert!(c.debug);
+    let w = warnings_text(&l);
+    assert_eq!(l.warnings.len(), 5, "{w}");
+    assert!(
+        w.contains(&format!("{}: malformed JSON", bad.display())),
+        "{w}"
+    );
+    assert!(
+        w.contains("ovcli.conf: expected a JSON object, found a list"),
+        "{w}"
+    );
+    assert!(
+        w.contains(&format!(
+            "{}: \"recall.max_items\": expected a whole number",
+            local.display()
+        )),
+        "{w}"
+    );
+    assert!(
+        w.contains("\"capture.enabled\": expected true or false"),
+        "{w}"
+    );
+    assert!(w.contains("unknown key \"recal.x\""), "{w}");
+    assert!(l.warnings.iter().all(|w| !w.to_string().contains('\n')));
+    let skipped: Vec<_> = l
+        .sources
+        .iter()
+        .filter(|s| s.status == SourceStatus::Skipped)
+        .map(|s| s.source.clone())
+        .collect();
+    assert_eq!(skipped.len(), 2);
+    assert!(matches!(skipped[0], Source::Repo(_)));
+}
+
+#[rstest]
+#[case::scp("git@github.com:volcengine/OpenViking.git")]
+#[case::https("https://github.com/volcengine/OpenViking")]
+#[case::ssh("ssh://git@github.com/volcengine/OpenViking.git")]
+#[case::token_slash("https://user:token@github.com/volcengine/OpenViking.git/")]
+#[case::port("ssh://git@github.com:22/volcengine/OpenViking.git")]
+#[case::upper("HTTPS://GitHub.com/VolcEngine/OpenViking.GIT")]
+#[case::git_proto("git://github.com/volcengine/OpenViking")]
+fn remote_urls_normalise_to_one_peer(#[case] url: &str) {
+    let id = normalize_remote_url(url).expect("peer");
+    assert_eq!(id, PEER);
+    assert!(!id.contains("token") && !id.contains("user"));
+}
+
+#[rstest]
+#[case("/Users/x/Dev/OpenViking", "-Users-x-Dev-OpenViking")]
+#[case("/tmp/a  b/", "-tmp-a--b-")]
+#[case("abc.DEF_123@x-y", "abc-DEF-123-x-y")]
+#[case("", "")]
+#[case("/home/u/My Proj", "-home-u-My-Proj")]
+fn cwd_peer_matches_anchor(#[case] cwd: &str, #[case] peer: &str) {
+    assert_eq!(workspace_peer_from_cwd(cwd), peer);
+}
+
+#[test]
+fn clones_subfolders_and_worktrees_share_one_peer() {
+    let fx = Fx::new();
+    let sub = fx.repo.join("crates/deep/er");
+    fs::create_dir_all(&sub).expect("sub");
+
+    // A second clone with the https form of the URL.
+    let clone = fx.repo.parent().expect("src").join("ov-clone");
+    git_dir(
+        &clone.join(".git"),
+        Some("https://u:secret@github.com/volcengine/OpenViking.git/"),
+    );
+
+    // A worktree: `.git` is a file pointing into the main repo's worktrees dir, with commondir.
+    let wt_git = fx.repo.join(".git/worktrees/feature");
+    fs::create_dir_all(&wt_git).expect("wt git");
+    fs::write(wt_git.join("commondir"), "../..\n").expect("commondir");
+    let wt = fx.repo.parent().expect("src").join("feature-wt");
+    write(&wt.join(".git"), &format!("gitdir: {}\n", wt_git.display()));
+    let wt_sub = wt.join("src");
+    fs::create_dir_all(&wt_sub).expect("wt sub");
+
+    for cwd in [&fx.repo, &sub, &clone, &wt, &wt_sub] {
+        let l = load(&fx.ctx_at(cwd));
+        assert_eq!(
+            l.config.actor_peer.as_deref(),
+            Some(PEER),
+            "cwd {}",
+            cwd.display()
+        );
+        assert_eq!(l.config.workspace.slot, PEER);
+    }
+    let l = load(&fx.ctx_at(&wt_sub));
+    assert_eq!(l.config.workspace.repo.expect("repo").root, wt);
+}
+
+#[test]
+fn submodule_has_its_own_peer() {
+    let fx = Fx::new();
+    let modules = fx.repo.join(".git/modules/vendor/lib");
+    git_dir(&modules, Some("https://github.com/other/Lib.git"));
+    let sub = fx.repo.join("vendor/lib");
+    write(&sub.join(".git"), "gitdir: ../../.git/modules/vendor/lib\n");
+    let c = load(&fx.ctx_at(&sub)).config;
+    assert_eq!(c.actor_peer.as_deref(), Some("github.com-other-lib"));
+}
+
+#[test]
+fn repo_without_remote_uses_its_folder_name_in_every_worktree() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let main = tmp.path().join("My Project");
+    git_dir(&main.join(".git"), None);
+    let wt_git = main.join(".git/worktrees/x");
+    fs::create_dir_all(&wt_git).expect("wt");
+    fs::write(wt_git.join("commondir"), "../..").expect("commondir");
+    let wt = tmp.path().join("other-name");
+    write(&wt.join(".git"), "gitdir: ../My Project/.git/worktrees/x");
+    for cwd in [&main, &wt] {
+        let ctx = LoadContext {
+            cwd: cwd.clone(),
+            home: tmp.path().join("home"),
+            env: BTreeMap::new(),
+        };
+        assert_eq!(load(&ctx).config.actor_peer.as_deref(), Some("my-project"));
+    }
+}
+
+#[test]
+fn peer_sources_and_explicit_id() {
+    let mut fx = Fx::new();
+    fx.repo_cfg(r#"{"peer":{"source":"cwd"}}"#);
+    let c = fx.load().config;
+    assert_eq!(
+        c.actor_peer.as_deref(),
+        Some(workspace_peer_from_cwd(&fx.repo.to_string_lossy()).as_str())
+    );
+    fx.repo_cfg(r#"{"peer.source":"none"}"#);
+    assert_eq!(fx.load().config.actor_peer, None);
+    fx.ovcli(r#"{"actor_peer_id":" me-laptop "}"#);
+    assert_eq!(fx.load().config.actor_peer.as_deref(), Some("me-laptop"));
+    fx.env("OPENVIKING_PEER_ID", "from-env");
+    assert_eq!(fx.load().config.actor_peer.as_deref(), Some("from-env"));
+}
+
+#[test]
+fn anchor_workspace_peer_false_disables_the_peer() {
+    let mut fx = Fx::new();
+    fx.env("OPENVIKING_WORKSPACE_PEER", "false");
+    assert_eq!(fx.load().config.actor_peer, None);
+}
+
+#[test]
+fn registry_slot_without_repo_is_the_sanitised_cwd() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cwd = tmp.path().join("work dir");
+    fs::create_dir_all(&cwd).expect("cwd");
+    let home = tmp.path().join("home");
+    let slot = workspace_peer_from_cwd(&cwd.to_string_lossy());
+    write(
+        &home.join(format!(".openviking/workspaces/{slot}.json")),
+        r#"{"capture":{"enabled":false}}"#,
+    );
+    let l = load(&LoadContext {
+        cwd,
+        home,
+        env: BTreeMap::new(),
+    });
+    assert_eq!(l.config.workspace.slot, slot);
+    assert!(!l.config.capture.enabled);
+}
+
+#[test]
+fn openviking_home_and_cli_config_file_overrides() {
+    let mut fx = Fx::new();
+    let alt = fx.home.join("alt");
+    write(&alt.join("ovcli.conf"), r#"{"url":"http://alt:1"}"#);
+    fx.env("OPENVIKING_HOME", &alt.to_string_lossy());
+    assert_eq!(fx.load().config.server.expect("server").url, "http://alt:1");
+    write(&fx.home.join("x.conf"), r#"{"url":"http://x:2"}"#);
+    fx.env("OPENVIKING_CLI_CONFIG_FILE", "~/x.conf");
+    assert_eq!(fx.load().config.server.expect("server").url, "http://x:2");
+}
+
+#[test]
+fn non_http_url_falls_back_to_embedded_default_with_warning() {
+    let fx = Fx::new();
+    let p = fx.ovcli(r#"{"url":"file:///etc/passwd"}"#);
+    let l = fx.load();
+    assert_eq!(l.config.server, None);
+    assert!(warnings_text(&l).contains(&p.display().to_string()));
+}
+
+#[rstest]
+#[case::star_no_slash("sess_*", "sess_abc", true)]
+#[case::star_stops_at_slash("/tmp/*", "/tmp/a/b", false)]
+#[case::double_star("/tmp/**", "/tmp/a/b", true)]
+#[case::literal_dot("a.b", "axb", false)]
+#[case::anchored("abc", "xabc", false)]
+fn bypass_globs(#[case] pattern: &str, #[case] value: &str, #[case] hit: bool) {
+    let b = ov_engine::config::BypassConfig {
+        session: false,
+        patterns: vec![pattern.to_owned()],
+    };
+    assert_eq!(b.matches(value, ""), hit);
+}

@@ -1,0 +1,124 @@
+//! Credentials into `~/.openviking/ovcli.conf` (the anchor's `configure_ovcli` semantics).
+//!
+//! * `url`: a value sets it; `--url ""` removes it (back to the embedded default).
+//! * `api_key`: any given value is written, `--api-key ""` as `""` (an unauthenticated server).
+//! * `account`, `user`: a value sets it, an empty value removes it.
+//! * A flag not given keeps the current value; every other key is kept.
+//!
+//! Unlike the anchor, a malformed `ovcli.conf` is refused (and left untouched) instead of being
+//! replaced by `{}`. The file is 0600, its folder 0700; the previous file is kept as
+//! `ovcli.conf.bak` (0600) when it changes.
+
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use serde_json::{Map, Value};
+
+use super::atomic;
+
+/// The credential flags of `ovhook install`; `None` = not given (keep).
+#[derive(Debug, Default, Clone)]
+pub struct Credentials {
+    /// `--url`.
+    pub url: Option<String>,
+    /// `--api-key`.
+    pub api_key: Option<String>,
+    /// `--account`.
+    pub account: Option<String>,
+    /// `--user`.
+    pub user: Option<String>,
+}
+
+impl Credentials {
+    /// True when at least one flag was given.
+    pub fn any(&self) -> bool {
+        self.url.is_some()
+            || self.api_key.is_some()
+            || self.account.is_some()
+            || self.user.is_some()
+    }
+}
+
+/// What [`write()`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Written (the file changed).
+    Written,
+    /// Already up to date.
+    Unchanged,
+}
+
+/// Merges `creds` into the file at `path`.
+pub fn write(path: &Path, creds: &Credentials) -> anyhow::Result<Outcome> {
+    let dir = path
+        .parent()
+        .with_context(|| format!("{} has no parent folder", path.display()))?;
+    atomic::create_dir(dir, 0o700)?;
+    set_mode(dir, 0o700)?;
+    let original = match std::fs::read(path) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
+    };
+    let mut map = match &original {
+        None => Map::new(),
+        Some(b) if b.iter().all(u8::is_ascii_whitespace) => Map::new(),
+        Some(b) => match serde_json::from_slice::<Value>(b) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => bail!("{} is not a JSON object; fix it and re-run", path.display()),
+            Err(e) => bail!(
+                "{} is malformed JSON ({e}); fix it and re-run",
+                path.display()
+            ),
+        },
+    };
+    if let Some(url) = &creds.url {
+        let url = url.trim().trim_end_matches('/');
+        if url.is_empty() {
+            map.remove("url");
+        } else {
+            map.insert("url".into(), Value::String(url.into()));
+        }
+    }
+    if let Some(key) = &creds.api_key {
+        map.insert("api_key".into(), Value::String(key.trim().into()));
+    }
+    for (name, alias, value) in [
+        ("account", "account_id", &creds.account),
+        ("user", "user_id", &creds.user),
+    ] {
+        if let Some(v) = value {
+            map.remove(alias);
+            if v.trim().is_empty() {
+                map.remove(name);
+            } else {
+                map.insert(name.into(), Value::String(v.trim().into()));
+            }
+        }
+    }
+    let mut bytes =
+        serde_json::to_vec_pretty(&Value::Object(map)).context("could not encode ovcli.conf")?;
+    bytes.push(b'\n');
+    if original.as_deref() == Some(bytes.as_slice()) {
+        set_mode(path, 0o600)?;
+        return Ok(Outcome::Unchanged);
+    }
+    if let Some(old) = &original {
+        atomic::write(&backup_path(path), old, 0o600)?;
+    }
+    atomic::write(path, &bytes, 0o600)?;
+    Ok(Outcome::Written)
+}
+
+fn set_mode(path: &Path, mode: u32) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .with_context(|| format!("could not chmod {}", path.display()))
+}
+
+/// `<file>.bak` next to `path`.
+pub fn backup_path(path: &Path) -> std::path::PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".bak");
+    path.with_file_name(name)
+}

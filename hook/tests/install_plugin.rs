@@ -1,0 +1,80 @@
+//! Shape of the shipped ZCode plugin files under `hook/plugin/zcode/`.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+const VALID: [&str; 7] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+];
+
+fn plugin(rel: &str) -> (String, Value) {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("plugin/zcode")
+        .join(rel);
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    (text, v)
+}
+
+#[test]
+fn manifest_and_integration_ids() {
+    let (_, manifest) = plugin(".zcode-plugin/plugin.json");
+    assert_eq!(manifest["name"], "openviking");
+    assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+    let (_, integ) = plugin("openviking.integration.json");
+    assert_eq!(integ["schemaVersion"], 1);
+    assert_eq!(integ["id"], "openviking-memory");
+    assert_eq!(integ["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(integ["clients"], serde_json::json!(["zcode"]));
+    assert_eq!(integ["capabilities"], serde_json::json!(["hooks", "mcp"]));
+}
+
+#[test]
+fn hooks_json_uses_zcode_plugin_root_and_valid_events() {
+    let (text, hooks) = plugin("hooks/hooks.json");
+    assert!(!text.contains("CLAUDE_PLUGIN_ROOT"));
+    let events = hooks["hooks"].as_object().expect("hooks");
+    let names: Vec<&String> = events.keys().collect();
+    assert_eq!(names.len(), 4);
+    for (event, groups) in events {
+        assert!(VALID.contains(&event.as_str()), "{event}");
+        let groups = groups.as_array().expect("groups");
+        assert_eq!(groups.len(), 1);
+        assert_eq!(
+            groups[0].get("matcher").is_some(),
+            event == "PreToolUse",
+            "{event}"
+        );
+        for e in groups[0]["hooks"].as_array().expect("entries") {
+            assert_eq!(e["type"], "process");
+            assert_eq!(e["command"], "${ZCODE_PLUGIN_ROOT}/bin/ovhook");
+            assert!(e["timeoutMs"].as_u64().is_some() && e.get("timeout").is_none());
+            assert!(e["statusMessage"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("openviking-memory:")));
+        }
+    }
+}
+
+#[test]
+fn mcp_json_runs_ovhook_mcp() {
+    let (text, mcp) = plugin(".mcp.json");
+    assert!(!text.contains("CLAUDE_PLUGIN_ROOT"));
+    let s = &mcp["mcpServers"]["openviking"];
+    assert_eq!(s["command"], "${ZCODE_PLUGIN_ROOT}/bin/ovhook");
+    assert_eq!(s["args"], serde_json::json!(["mcp"]));
+    assert_eq!(s["env"]["OPENVIKING_INTEGRATION_ID"], "openviking-memory");
+    for k in s.as_object().expect("server").keys() {
+        assert!(
+            ["command", "args", "cwd", "env", "enabled", "timeoutMs"].contains(&k.as_str()),
+            "{k}"
+        );
+    }
+}

@@ -1,0 +1,109 @@
+//! ovreplay's integration tests: one binary (house style 16).
+
+mod cli;
+mod fake_ovhook;
+mod plan;
+mod simulate_embedded;
+mod simulate_server;
+mod verify;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+
+/// The ovreplay under test.
+pub fn ovreplay() -> Command {
+    Command::cargo_bin("ovreplay").expect("ovreplay is built")
+}
+
+/// A committed fixture under `tests/it/fixtures/`.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/fixtures")
+        .join(name)
+}
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The real ovhook, next to ovreplay; built once with `cargo build -p ovhook` when missing
+/// (`cargo test -p ovreplay` alone does not build other packages' binaries).
+pub fn ovhook() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let ovreplay = assert_cmd::cargo::cargo_bin("ovreplay");
+        let bin = ovreplay.with_file_name("ovhook");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "-p", "ovhook", "--bin", "ovhook"])
+            .current_dir(workspace())
+            .status()
+            .expect("could not run cargo build -p ovhook");
+        assert!(status.success(), "cargo build -p ovhook failed");
+        assert!(
+            bin.is_file(),
+            "ovhook not found at {} after building it",
+            bin.display()
+        );
+        bin
+    })
+}
+
+/// The URL of the test server, or `None` when server tests are explicitly skipped
+/// (`OVHOOK_SKIP_SERVER_TESTS=1`). Panics when neither is set: a missing server must not
+/// look like a pass.
+pub fn server_url() -> Option<String> {
+    if let Some(url) = std::env::var("OVHOOK_TEST_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
+        return Some(url);
+    }
+    if std::env::var("OVHOOK_SKIP_SERVER_TESTS").as_deref() == Ok("1") {
+        eprintln!("skipped: OVHOOK_SKIP_SERVER_TESTS=1");
+        return None;
+    }
+    panic!(
+        "OVHOOK_TEST_URL is not set: start a dev-mode OpenViking server (scripts/openviking-server.sh) \
+         and export OVHOOK_TEST_URL, or set OVHOOK_SKIP_SERVER_TESTS=1"
+    );
+}
+
+/// Runs `ovreplay simulate … --json` and returns (exit code, parsed report, stderr).
+pub fn simulate(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let out = ovreplay()
+        .arg("simulate")
+        .args(args)
+        .arg("--json")
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .expect("ovreplay ran");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!("simulate printed no JSON ({e}):\nstdout: {stdout}\nstderr: {stderr}")
+    });
+    (out.status.code().unwrap_or(-1), report, stderr)
+}
+
+/// Every `*.rs` in `tests/it/` is declared as a module here (uv, jj).
+#[test]
+fn no_forgotten_test_files() {
+    let main = include_str!("main.rs");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    for entry in std::fs::read_dir(&dir).expect("tests/it is readable") {
+        let path = entry.expect("entry").path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_some_and(|e| e == "rs") && stem != "main" {
+            assert!(
+                main.contains(&format!("mod {stem};")),
+                "tests/it/{stem}.rs is not declared in main.rs"
+            );
+        }
+    }
+}
