@@ -132,6 +132,9 @@ pub struct DeliverySettings {
     pub max_requests: usize,
     /// Transient failures (5xx, 408, 429, lost replies) retried within one run.
     pub transient_retries: u32,
+    /// Try the server even inside the unreachable back-off window (a drain
+    /// must finish all unfinished work; a Stop worker respects the window).
+    pub ignore_backoff: bool,
 }
 
 impl DeliverySettings {
@@ -148,6 +151,7 @@ impl DeliverySettings {
             batch_max_bytes: 4 << 20,
             max_requests: 200,
             transient_retries: 3,
+            ignore_backoff: false,
         }
     }
 }
@@ -201,7 +205,7 @@ pub fn deliver(
     };
     let mut report = RunReport::default();
     let mut transport = transport;
-    if transport.is_some() && run.state.backing_off(now_ms()) {
+    if transport.is_some() && !settings.ignore_backoff && run.state.backing_off(now_ms()) {
         transport = None;
     }
 
@@ -627,6 +631,7 @@ pub fn run_worker(
         let transcript = ctx.transcript(&state);
         let mut settings = ctx.settings(&state);
         settings.force_commit |= reason == WorkerReason::Drain;
+        settings.ignore_backoff |= reason == WorkerReason::Drain;
         reports.push(deliver(store, transcript.as_deref(), ctx.transport(), &settings)?);
         let end_after = store.journal().end().map_err(|source| StoreError::Journal {
             path: store.dir().to_path_buf(),

@@ -551,14 +551,26 @@ impl State {
         let order = self.next_order;
         self.next_order += 1;
         self.order.insert(order, m.key.clone());
+        // A message left empty by removing `<private>` spans is never sent.
+        let (status, content) = if m.content.trim().is_empty() {
+            (
+                MessageStatus::SetAside {
+                    status: 0,
+                    error: "nothing left to send after removing <private> spans".into(),
+                },
+                None,
+            )
+        } else {
+            (MessageStatus::Pending, Some(m.content.clone()))
+        };
         self.messages.insert(
             m.key.clone(),
             MessageRecord {
                 order,
                 turn_id: m.turn_id.clone(),
                 role: m.role,
-                status: MessageStatus::Pending,
-                content: Some(m.content.clone()),
+                status,
+                content,
                 content_len: m.content.len() as u64,
                 interrupted: m.interrupted,
                 failures: 0,
