@@ -358,7 +358,12 @@ fn create_dir(dir: &Path) -> Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
-        .at(dir)
+        .at(dir)?;
+    // Make the new directory's entry durable too.
+    match dir.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => segment::sync_dir(parent),
+        _ => Ok(()),
+    }
 }
 
 fn take<'a>(file: &'a File, path: &Path, exclusive: bool, wait: Duration) -> Result<Held<'a>> {

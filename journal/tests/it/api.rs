@@ -361,3 +361,12 @@ fn errors_name_path_and_offset() {
         "corruption in /j/0000000000000000.ovj at offset 78: frame checksum mismatch"
     );
 }
+
+#[test]
+fn handles_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Journal>();
+    check::<Reader>();
+    check::<FileLock>();
+    check::<Error>();
+}

@@ -156,4 +156,30 @@ proptest! {
             .collect();
         prop_assert_eq!(got, want);
     }
+
+    /// Garbage after the committed frames (what a crash can leave) is never decoded: opening
+    /// either cuts it and returns exactly the committed frames, or reports corruption.
+    #[test]
+    fn garbage_tail_never_decodes(ops in vec(op(), 1..8), garbage in vec(any::<u8>(), 1..512), zeros in any::<bool>()) {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("j");
+        let (j, units) = run(&dir, &ops);
+        let end = j.end().unwrap();
+        drop(j);
+        let seg = dir.join(format!("{:016x}.ovj", end.segment));
+        let tail = if zeros { vec![0u8; garbage.len()] } else { garbage };
+        let mut f = OpenOptions::new().append(true).open(&seg).unwrap();
+        std::io::Write::write_all(&mut f, &tail).unwrap();
+        drop(f);
+        let want: Vec<_> = units.iter().flat_map(|u| u.frames.clone()).collect();
+        match Journal::open(&dir, Options::default()) {
+            Ok(j) => {
+                let (got, err) = collect(&j.reader().unwrap());
+                prop_assert!(err.is_none());
+                prop_assert_eq!(got, want);
+                prop_assert_eq!(j.end().unwrap(), end);
+            }
+            Err(e) => prop_assert!(matches!(e, ov_journal::Error::Corruption { .. }), "{e:?}"),
+        }
+    }
 }
