@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[path = "../tests/it/spec.rs"]
 mod spec;
 
-fn main() -> anyhow::Result<()> {
+fn main() -> spec::BoxResult<()> {
     let out = PathBuf::from(
         std::env::args()
             .nth(1)

@@ -484,7 +484,9 @@ mod tests {
         j.poisoned.store(true, Ordering::Release);
         let poisoned = |r: Result<()>| matches!(r, Err(Error::Poisoned { .. }));
         assert!(poisoned(j.append(b"y", Durability::Buffered).map(drop)));
-        assert!(poisoned(j.append_batch(&[b"y"], Durability::Sync).map(drop)));
+        assert!(poisoned(
+            j.append_batch(&[b"y"], Durability::Sync).map(drop)
+        ));
         assert!(poisoned(j.roll_with_snapshot(b"s").map(drop)));
         assert!(poisoned(j.remove_segments_before(1).map(drop)));
         assert!(poisoned(j.writer().map(drop)));

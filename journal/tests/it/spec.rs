@@ -5,8 +5,6 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
 use ov_journal::{Durability, FrameKind, Journal, Options, Result};
 
 /// One unit of the golden journal, in append order.
@@ -85,22 +83,25 @@ pub fn expected(units: &[Unit]) -> Vec<Vec<(FrameKind, Vec<u8>)>> {
         .collect()
 }
 
+/// Errors of the generator.
+pub type BoxResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
 /// Path of segment `id` in `dir`.
 pub fn seg(dir: &Path, id: u64) -> PathBuf {
     dir.join(format!("{id:016x}.ovj"))
 }
 
-fn fresh(out: &Path, name: &str) -> anyhow::Result<PathBuf> {
+fn fresh(out: &Path, name: &str) -> BoxResult<PathBuf> {
     let d = out.join(name);
     if d.exists() {
-        fs::remove_dir_all(&d).with_context(|| format!("could not remove {}", d.display()))?;
+        fs::remove_dir_all(&d).map_err(|e| format!("could not remove {}: {e}", d.display()))?;
     }
     Ok(d)
 }
 
 /// Writes every golden journal under `out` (existing ones are replaced).
-pub fn generate(out: &Path) -> anyhow::Result<()> {
-    fs::create_dir_all(out).with_context(|| format!("could not create {}", out.display()))?;
+pub fn generate(out: &Path) -> BoxResult<()> {
+    fs::create_dir_all(out).map_err(|e| format!("could not create {}: {e}", out.display()))?;
 
     // valid: one segment of singles and batches.
     let valid = fresh(out, "valid")?;
@@ -114,9 +115,9 @@ pub fn generate(out: &Path) -> anyhow::Result<()> {
     let torn = fresh(out, "torn")?;
     write(&torn, &valid_units())?;
     let p = seg(&torn, 0);
-    let mut b = fs::read(&p).with_context(|| format!("could not read {}", p.display()))?;
+    let mut b = fs::read(&p).map_err(|e| format!("could not read {}: {e}", p.display()))?;
     b.truncate(b.len() - 5);
-    fs::write(&p, &b).with_context(|| format!("could not write {}", p.display()))?;
+    fs::write(&p, &b).map_err(|e| format!("could not write {}: {e}", p.display()))?;
 
     // bad-crc: `valid` with one payload byte of its third frame flipped: the first batch frame
     // starts at offset 78 (32 + 28 + 18), its payload spans 94..101. Valid frames follow, so this
@@ -124,28 +125,28 @@ pub fn generate(out: &Path) -> anyhow::Result<()> {
     let bad = fresh(out, "bad-crc")?;
     write(&bad, &valid_units())?;
     let p = seg(&bad, 0);
-    let mut b = fs::read(&p).with_context(|| format!("could not read {}", p.display()))?;
+    let mut b = fs::read(&p).map_err(|e| format!("could not read {}: {e}", p.display()))?;
     b[100] ^= 0x01;
-    fs::write(&p, &b).with_context(|| format!("could not write {}", p.display()))?;
+    fs::write(&p, &b).map_err(|e| format!("could not write {}: {e}", p.display()))?;
 
     // future-version: `valid` whose segment header claims format version 2 (crc recomputed), which
     // this build must refuse with a clear error. Version 1 is the only version so far.
     let future = fresh(out, "future-version")?;
     write(&future, &valid_units())?;
     let p = seg(&future, 0);
-    let mut b = fs::read(&p).with_context(|| format!("could not read {}", p.display()))?;
+    let mut b = fs::read(&p).map_err(|e| format!("could not read {}: {e}", p.display()))?;
     b[8..12].copy_from_slice(&2u32.to_le_bytes());
     let crc = crc32fast::hash(&b[..28]) ^ 0x534A_564F;
     b[28..32].copy_from_slice(&crc.to_le_bytes());
-    fs::write(&p, &b).with_context(|| format!("could not write {}", p.display()))?;
+    fs::write(&p, &b).map_err(|e| format!("could not write {}: {e}", p.display()))?;
 
     // zero-tail: `valid` followed by 4096 zero bytes (space a crash left allocated but unwritten).
     let zero = fresh(out, "zero-tail")?;
     write(&zero, &valid_units())?;
     let p = seg(&zero, 0);
-    let mut b = fs::read(&p).with_context(|| format!("could not read {}", p.display()))?;
+    let mut b = fs::read(&p).map_err(|e| format!("could not read {}: {e}", p.display()))?;
     b.resize(b.len() + 4096, 0);
-    fs::write(&p, &b).with_context(|| format!("could not write {}", p.display()))?;
+    fs::write(&p, &b).map_err(|e| format!("could not write {}: {e}", p.display()))?;
 
     // LOCK files carry no data; they are re-created on open.
     for d in [&valid, &rolled, &torn, &bad, &future, &zero] {
