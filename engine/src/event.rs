@@ -1,1 +1,299 @@
-//! (in progress)
+//! The events of a session journal.
+//!
+//! Events record what happened — a hook was received, a rollout range was read,
+//! messages were planned, a send started, the server answered — never a
+//! conclusion drawn from them. Every conclusion (what is acknowledged, what is
+//! in doubt, where the cursor is) is the projector's fold of these events, so a
+//! fix to the projector re-derives the state of every existing journal.
+//!
+//! # Versioning
+//!
+//! The codec ([`crate::codec`]) prefixes each encoded event with a version
+//! byte. Version 1 is these types as they are; a variant is only ever added at
+//! the end of an enum, and a change to an existing variant's fields creates a
+//! new codec version with a conversion from the old shape.
+
+use serde::{Deserialize, Serialize};
+
+use crate::turn::{DedupKey, Role, RolloutChunk};
+
+/// One journal record: an event with when and by whom it was written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// Wall-clock time of the write, milliseconds since the Unix epoch.
+    pub at_ms: u64,
+    /// Process id of the writer.
+    pub pid: u32,
+    /// What happened.
+    pub event: Event,
+}
+
+/// Which hook fired. Harness-neutral names; the harness's own name for the
+/// event is in [`HookReceived::harness`] and the wire module that parsed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum HookKind {
+    /// A session started or resumed.
+    SessionStart,
+    /// The user submitted a prompt.
+    PromptSubmit,
+    /// The agent is about to use a tool.
+    PreToolUse,
+    /// The agent finished its turn.
+    Stop,
+}
+
+impl HookKind {
+    /// A short stable name (`session-start`, `prompt-submit`, `pre-tool-use`, `stop`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookKind::SessionStart => "session-start",
+            HookKind::PromptSubmit => "prompt-submit",
+            HookKind::PreToolUse => "pre-tool-use",
+            HookKind::Stop => "stop",
+        }
+    }
+}
+
+/// A hook invocation as received: the payload fields ovhook uses.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct HookReceived {
+    /// Which hook.
+    pub kind: Option<HookKind>,
+    /// Which harness sent it (`"zcode"`).
+    pub harness: String,
+    /// The native session id, as resolved (payload, else fallbacks).
+    pub session_id: Option<String>,
+    /// The payload's turn id.
+    pub turn_id: Option<String>,
+    /// The payload's trace id.
+    pub trace_id: Option<String>,
+    /// Working directory.
+    pub cwd: Option<String>,
+    /// UserPromptSubmit: the prompt, verbatim.
+    pub prompt: Option<String>,
+    /// Stop: the final answer (`responseText`, else `responsePreview`), verbatim.
+    pub response_text: Option<String>,
+    /// SessionStart: `startup | resume | clear | compact`.
+    pub source: Option<String>,
+    /// PreToolUse: the tool name.
+    pub tool_name: Option<String>,
+    /// PreToolUse: the `viking://` URI that was denied, if any.
+    pub denied_uri: Option<String>,
+    /// Stop: the payload's `toolCallCount`.
+    pub tool_call_count: Option<u64>,
+    /// Size of the raw payload in bytes.
+    pub raw_len: u64,
+    /// Why the payload could not be fully used (malformed JSON, not UTF-8,
+    /// wrong types, too large); the hook passed through.
+    pub malformed: Option<String>,
+}
+
+/// A message as planned for sending: exactly what will be sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedMessage {
+    /// Idempotency identity (computed on the raw text).
+    pub key: DedupKey,
+    /// The turn id, when known.
+    pub turn_id: Option<String>,
+    /// User or assistant.
+    pub role: Role,
+    /// The content to send: `<private>` removed, truncated to `capture.max_length`.
+    pub content: String,
+    /// Length in bytes of the raw text before truncation.
+    pub raw_len: u64,
+    /// The turn ended without a final answer.
+    pub interrupted: bool,
+}
+
+/// Why a worker (or a drain) ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WorkerReason {
+    /// Spawned by a Stop hook.
+    Stop,
+    /// Spawned by SessionStart, or `ovhook drain`: open turns count as over.
+    Drain,
+}
+
+/// Events of a session journal. Append-only: new variants go at the end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Event {
+    /// A hook invocation was received.
+    HookReceived(HookReceived),
+    /// A worker took the session's worker lock and started.
+    WorkerStarted {
+        /// Why it runs.
+        reason: WorkerReason,
+    },
+    /// Open turns are to be treated as over (a drain: a later session start or
+    /// `ovhook drain`).
+    OpenTurnsClosed,
+    /// A range of the rollout file was read.
+    RolloutRead {
+        /// The file that was read.
+        path: String,
+        /// What the range held.
+        chunk: RolloutChunk,
+    },
+    /// The rollout file was looked for and is not there.
+    RolloutMissing {
+        /// The path looked at.
+        path: String,
+    },
+    /// Messages were planned for sending, in sending order.
+    MessagesPlanned {
+        /// The messages.
+        messages: Vec<PlannedMessage>,
+    },
+    /// A send request is about to go out. Journaled durably before the request.
+    SendStarted {
+        /// Unique per journal, increasing.
+        send_id: u64,
+        /// The messages in the request, in order.
+        keys: Vec<DedupKey>,
+        /// One `POST …/messages` per message instead of a batch.
+        single: bool,
+    },
+    /// The server accepted a send.
+    SendAcked {
+        /// Which send.
+        send_id: u64,
+    },
+    /// The server (or the network) refused a send.
+    SendFailed {
+        /// Which send.
+        send_id: u64,
+        /// HTTP status; 0 for a network failure.
+        status: u16,
+        /// Worth retrying as it is (network, 408, 429, 5xx, retryable 409).
+        retryable: bool,
+        /// The server's error message.
+        error: String,
+        /// The request body had left when it failed: a network error or a 5xx
+        /// then leaves the send in doubt rather than failed.
+        request_sent: bool,
+    },
+    /// In-doubt sends were checked against what the server holds.
+    Reconciled {
+        /// The in-doubt sends this settles.
+        send_ids: Vec<u64>,
+        /// Keys the server already holds.
+        present: Vec<DedupKey>,
+        /// Keys the server does not hold.
+        absent: Vec<DedupKey>,
+    },
+    /// A commit request is about to go out.
+    CommitStarted {
+        /// Unique per journal, increasing.
+        commit_id: u64,
+        /// The server's commit count read just before, when known.
+        commit_count_before: Option<u64>,
+    },
+    /// The server accepted a commit.
+    CommitAcked {
+        /// Which commit.
+        commit_id: u64,
+        /// The server's task id.
+        task_id: Option<String>,
+        /// The archive the commit wrote.
+        archive_uri: Option<String>,
+    },
+    /// A commit failed.
+    CommitFailed {
+        /// Which commit.
+        commit_id: u64,
+        /// HTTP status; 0 for a network failure.
+        status: u16,
+        /// Worth retrying.
+        retryable: bool,
+        /// The server's error message.
+        error: String,
+        /// The request had left when it failed (in doubt on a network error or 5xx).
+        request_sent: bool,
+    },
+    /// An in-doubt commit was checked against the server's commit count.
+    CommitReconciled {
+        /// Which commit.
+        commit_id: u64,
+        /// The server did apply it.
+        applied: bool,
+    },
+    /// A recall was served for a prompt.
+    RecallServed {
+        /// The prompt's turn id.
+        turn_id: Option<String>,
+        /// xxh3 of the cleaned prompt.
+        prompt_hash: u64,
+        /// Which tier answered (0 = none, cached or skipped).
+        tier: u8,
+        /// The injected block (None = nothing injected).
+        block: Option<String>,
+        /// The server does not support the context face (tier 1).
+        context_face_unsupported: bool,
+        /// The block came from the recall cache.
+        cached: bool,
+    },
+    /// The SessionStart profile was served.
+    ProfileServed {
+        /// Bytes injected (0 = nothing).
+        bytes: u64,
+    },
+    /// The server could not be reached; network work is skipped until
+    /// `at_ms + retry_after_ms`.
+    ServerUnreachable {
+        /// What failed.
+        error: String,
+        /// The back-off window chosen.
+        retry_after_ms: u64,
+    },
+    /// The server answered a request (clears a back-off).
+    ServerReachable,
+    /// A hook or worker hit a problem it could not act on (for `why` and doctor).
+    Problem {
+        /// Where.
+        context: String,
+        /// What.
+        message: String,
+    },
+}
+
+impl Event {
+    /// A short stable name of the variant, for `ovreplay dump --kind`.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Event::HookReceived(_) => "hook",
+            Event::WorkerStarted { .. } => "worker-started",
+            Event::OpenTurnsClosed => "open-turns-closed",
+            Event::RolloutRead { .. } => "rollout-read",
+            Event::RolloutMissing { .. } => "rollout-missing",
+            Event::MessagesPlanned { .. } => "planned",
+            Event::SendStarted { .. } => "send-started",
+            Event::SendAcked { .. } => "send-acked",
+            Event::SendFailed { .. } => "send-failed",
+            Event::Reconciled { .. } => "reconciled",
+            Event::CommitStarted { .. } => "commit-started",
+            Event::CommitAcked { .. } => "commit-acked",
+            Event::CommitFailed { .. } => "commit-failed",
+            Event::CommitReconciled { .. } => "commit-reconciled",
+            Event::RecallServed { .. } => "recall",
+            Event::ProfileServed { .. } => "profile",
+            Event::ServerUnreachable { .. } => "server-unreachable",
+            Event::ServerReachable => "server-reachable",
+            Event::Problem { .. } => "problem",
+        }
+    }
+
+    /// Turn ids this event is about (for filtering and `why`).
+    pub fn turn_ids(&self) -> Vec<&str> {
+        match self {
+            Event::HookReceived(h) => h.turn_id.as_deref().into_iter().collect(),
+            Event::RolloutRead { chunk, .. } => {
+                chunk.fragments.iter().map(|f| f.turn_id.as_str()).collect()
+            }
+            Event::MessagesPlanned { messages } => {
+                messages.iter().filter_map(|m| m.turn_id.as_deref()).collect()
+            }
+            Event::RecallServed { turn_id, .. } => turn_id.as_deref().into_iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+}

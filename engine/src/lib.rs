@@ -34,3 +34,5 @@ pub mod turnbook;
 
 #[cfg(feature = "http")]
 pub mod client;
+#[cfg(feature = "http")]
+pub mod remote;

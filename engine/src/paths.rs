@@ -1,1 +1,103 @@
-//! (in progress)
+//! Where ovhook keeps its files, and where ZCode keeps its own.
+//!
+//! Invariant: every folder ovhook creates is 0700 and every file 0600, because
+//! journals hold conversation text.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::ids::safe_part;
+
+/// The state root: `$OVHOOK_STATE_DIR`, else `$OPENVIKING_HOME/ovhook`, else
+/// `~/.openviking/ovhook`.
+pub fn state_root_from(env: &dyn Fn(&str) -> Option<String>, home: &Path) -> PathBuf {
+    if let Some(dir) = env("OVHOOK_STATE_DIR").filter(|s| !s.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = env("OPENVIKING_HOME").filter(|s| !s.is_empty()) {
+        return PathBuf::from(dir).join("ovhook");
+    }
+    home.join(".openviking").join("ovhook")
+}
+
+/// The state root for this process's environment.
+pub fn state_root() -> PathBuf {
+    state_root_from(&|k| std::env::var(k).ok(), &home_dir())
+}
+
+/// `$HOME`, else `$USERPROFILE`, else `/`.
+pub fn home_dir() -> PathBuf {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var_os("USERPROFILE").filter(|h| !h.is_empty()))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// Folder holding every session's journal.
+pub fn journals_dir(root: &Path) -> PathBuf {
+    root.join("journals")
+}
+
+/// The journal directory of one session.
+pub fn journal_dir(root: &Path, session_id: &str) -> PathBuf {
+    journals_dir(root).join(safe_part(session_id))
+}
+
+/// The per-session worker lock (one sender per session at a time).
+pub fn worker_lock(journal_dir: &Path) -> PathBuf {
+    journal_dir.join("worker.lock")
+}
+
+/// ovhook's log file.
+pub fn log_file(root: &Path) -> PathBuf {
+    root.join("ovhook.log")
+}
+
+/// ZCode's rollout file for a session: `~/.zcode/cli/rollout/model-io-<sessionId>.jsonl`.
+/// The id is sanitised, so it can never leave the rollout folder.
+pub fn zcode_rollout(home: &Path, session_id: &str) -> PathBuf {
+    home.join(".zcode")
+        .join("cli")
+        .join("rollout")
+        .join(format!("model-io-{}.jsonl", safe_part(session_id)))
+}
+
+/// Creates `dir` and its missing parents with mode 0700.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_root_precedence() {
+        let home = Path::new("/h");
+        let none = |_: &str| None;
+        assert_eq!(state_root_from(&none, home), PathBuf::from("/h/.openviking/ovhook"));
+        let ov = |k: &str| (k == "OPENVIKING_HOME").then(|| "/ov".to_string());
+        assert_eq!(state_root_from(&ov, home), PathBuf::from("/ov/ovhook"));
+        let both = |k: &str| match k {
+            "OVHOOK_STATE_DIR" => Some("/s".to_string()),
+            "OPENVIKING_HOME" => Some("/ov".to_string()),
+            _ => None,
+        };
+        assert_eq!(state_root_from(&both, home), PathBuf::from("/s"));
+    }
+
+    #[test]
+    fn rollout_path_cannot_escape() {
+        let p = zcode_rollout(Path::new("/h"), "../../x");
+        assert_eq!(
+            p,
+            PathBuf::from("/h/.zcode/cli/rollout/model-io-..-..-x.jsonl")
+        );
+        assert_eq!(p.parent(), Some(Path::new("/h/.zcode/cli/rollout")));
+    }
+}

@@ -1,4 +1,103 @@
-//! (in progress)
-pub fn run(_args: &[String]) -> anyhow::Result<i32> {
-    anyhow::bail!("not built yet")
+//! `ovhook worker --session <id>`: the detached Stop worker of one session.
+//!
+//! It builds the ZCode context (configuration read fresh, the rollout file as
+//! transcript, the OpenViking client as transport) and runs the engine's
+//! worker protocol. Exit status is irrelevant (nobody waits); problems are
+//! journaled and logged.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+use ov_engine::client::Client;
+use ov_engine::config::Config;
+use ov_engine::delivery::{self, DeliverySettings, TranscriptSource, Transport, WorkerContext};
+use ov_engine::event::WorkerReason;
+use ov_engine::projector::State;
+use ov_engine::store::SessionStore;
+
+use crate::harness::zcode::rollout_source::ZcodeRollout;
+
+/// The ZCode worker context.
+pub struct ZcodeContext {
+    cfg: Config,
+    client: Option<Client>,
+    home: std::path::PathBuf,
+}
+
+impl ZcodeContext {
+    /// Builds the context for a session whose last known cwd is `cwd`.
+    pub fn new(cwd: Option<&str>) -> ZcodeContext {
+        let cfg = crate::hooks::load_config(cwd.unwrap_or("/"));
+        let client = ov_engine::remote::client_for(&cfg).and_then(|r| match r {
+            Ok(c) => Some(c),
+            Err(e) => {
+                log::error!("client: {e}");
+                None
+            }
+        });
+        ZcodeContext {
+            cfg,
+            client,
+            home: ov_engine::paths::home_dir(),
+        }
+    }
+}
+
+impl WorkerContext for ZcodeContext {
+    fn transcript(&self, state: &State) -> Option<Box<dyn TranscriptSource>> {
+        let sid = state.session_id.as_deref()?;
+        Some(Box::new(ZcodeRollout::new(ov_engine::paths::zcode_rollout(
+            &self.home, sid,
+        ))))
+    }
+
+    fn transport(&self) -> Option<&dyn Transport> {
+        self.client.as_ref().map(|c| c as &dyn Transport)
+    }
+
+    fn settings(&self, state: &State) -> DeliverySettings {
+        let sid = state.session_id.as_deref().unwrap_or("unknown");
+        let mut s = DeliverySettings::new(ov_engine::ids::openviking_session_id(sid));
+        s.capture_enabled = self.cfg.memory_enabled && self.cfg.capture.enabled;
+        s.max_length = self.cfg.capture.max_length;
+        s.commit_token_threshold = self.cfg.capture.commit_token_threshold;
+        s.backoff_ms = self.cfg.network.backoff_ms;
+        s
+    }
+}
+
+/// Runs the worker protocol on one session directory (name under `journals/`).
+pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow::Result<()> {
+    let dir = ov_engine::paths::journals_dir(root).join(ov_engine::ids::safe_part(dir_name));
+    let store = SessionStore::open_with(&dir, Duration::from_secs(5))
+        .with_context(|| format!("could not open {}", dir.display()))?;
+    let state = store.fold()?.state;
+    let ctx = ZcodeContext::new(state.cwd.as_deref());
+    let wait = match reason {
+        WorkerReason::Stop => Duration::from_millis(20),
+        WorkerReason::Drain => Duration::from_secs(10),
+    };
+    delivery::run_worker(&store, &ctx, reason, wait)?;
+    Ok(())
+}
+
+/// `ovhook worker --session <id>`.
+pub fn run(args: &[String]) -> anyhow::Result<i32> {
+    crate::logfile::init(false);
+    let mut session = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--session" => session = it.next().cloned(),
+            other => anyhow::bail!("worker: unexpected argument '{other}'"),
+        }
+    }
+    let session = session.context("worker: --session is required")?;
+    let root = ov_engine::paths::state_root();
+    if let Err(e) = run_session(&root, &session, WorkerReason::Stop) {
+        log::error!("worker {session}: {e:#}");
+        return Ok(1);
+    }
+    Ok(0)
 }

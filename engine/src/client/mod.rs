@@ -1,1 +1,434 @@
-//! OpenViking HTTP client (in progress)
+//! OpenViking HTTP client: session writes, reads for reconciliation, recall and profile.
+//!
+//! # Context
+//!
+//! Every call goes to one OpenViking 0.5.2 server (`ClientConfig::base_url`) with the anchor's headers
+//! (§2.1): `Content-Type: application/json`, `Authorization: Bearer <key>` when a key is set,
+//! `X-OpenViking-Account`, `X-OpenViking-User`, `X-OpenViking-Actor-Peer` when set, and `User-Agent`.
+//!
+//! # Design
+//!
+//! ```text
+//!  operation ──► call(method, path, body, timeout, on_sent) ──► reqwest (blocking, rustls)
+//!                        │
+//!                        ▼
+//!       normalise: non-2xx or {"status":"error"} ─► ClientError::Http{status, code, retryable}
+//!                  transport failure             ─► Unreachable | Timeout | Network (status 0)
+//!                  otherwise                      ─► body.result ?? body
+//! ```
+//!
+//! | operation | endpoint (0.5.2) |
+//! |---|---|
+//! | [`Client::add_batch`] | `POST /api/v1/sessions/{id}/messages/batch` |
+//! | [`Client::add_one`] | `POST /api/v1/sessions/{id}/messages` |
+//! | [`Client::commit`] | `POST /api/v1/sessions/{id}/commit` `{}` |
+//! | [`Client::session_meta`] | `GET /api/v1/sessions/{id}` |
+//! | [`Client::session_messages`] | `GET /api/v1/sessions/{id}`, `GET /api/v1/fs/ls` of `<uri>/history`, `GET /api/v1/content/read?raw=true` of every `archive_NNN/messages.jsonl` and of the live `messages.jsonl` |
+//! | [`Client::health`] | `GET /health` |
+//! | [`Client::recall`] | `POST /api/v1/search/search`, then `/search/recall`, then `/search/find` ×2 (+ `content/read`) |
+//! | [`Client::profile`] | `GET /api/v1/system/status`, `GET /api/v1/fs/ls`, `GET /api/v1/content/read` |
+//!
+//! The client never retries: the delivery layer owns retries and journals each attempt.
+
+mod body;
+mod error;
+mod profile;
+mod recall;
+mod session;
+
+use std::time::{Duration, Instant};
+
+use reqwest::header::{
+    HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT,
+};
+use serde_json::Value;
+
+pub use error::ClientError;
+pub use profile::ProfileRequest;
+pub use recall::{RecallOutcome, RecallRequest};
+pub use session::{CommitResult, OutMessage, ServerMessage, SessionMeta};
+
+/// The `User-Agent` sent when [`ClientConfig::user_agent`] is left at its default.
+pub const DEFAULT_USER_AGENT: &str = concat!("openviking-memory-zcode/", env!("CARGO_PKG_VERSION"));
+
+/// Most messages one batch request may carry (server and anchor limit).
+pub const BATCH_LIMIT: usize = 100;
+
+/// Where and as whom to talk to OpenViking.
+#[derive(Clone)]
+pub struct ClientConfig {
+    /// Server root, e.g. `http://127.0.0.1:1933` (a trailing `/` is ignored).
+    pub base_url: String,
+    /// API key, sent as `Authorization: Bearer <key>`. In `trusted` mode this is the root key.
+    pub api_key: Option<String>,
+    /// `X-OpenViking-Account` (dev and trusted modes; ignored by api_key mode).
+    pub account: Option<String>,
+    /// `X-OpenViking-User` (dev and trusted modes; ignored by api_key mode).
+    pub user: Option<String>,
+    /// `X-OpenViking-Actor-Peer`; `None` or empty sends no header.
+    pub actor_peer: Option<String>,
+    /// `User-Agent` header.
+    pub user_agent: String,
+    /// Upper bound of one whole call (connect, send, reply).
+    pub timeout: Duration,
+    /// Upper bound of establishing the connection.
+    pub connect_timeout: Duration,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            base_url: "http://127.0.0.1:1933".to_owned(),
+            api_key: None,
+            account: None,
+            user: None,
+            actor_peer: None,
+            user_agent: DEFAULT_USER_AGENT.to_owned(),
+            timeout: Duration::from_secs(15),
+            connect_timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+impl std::fmt::Debug for ClientConfig {
+    // The key is redacted: configs end up in logs and panic messages.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("account", &self.account)
+            .field("user", &self.user)
+            .field("actor_peer", &self.actor_peer)
+            .field("user_agent", &self.user_agent)
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .finish()
+    }
+}
+
+/// A blocking OpenViking client. Cheap to share by reference across threads (`Send + Sync`).
+pub struct Client {
+    http: reqwest::blocking::Client,
+    base: String,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.base)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// HTTP method of a call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Method {
+    Get,
+    Post,
+}
+
+impl Client {
+    /// Builds a client. Fails on an unusable base URL or a header value with forbidden characters.
+    pub fn new(cfg: ClientConfig) -> Result<Client, ClientError> {
+        let base = cfg.base_url.trim().trim_end_matches('/').to_owned();
+        let parsed = reqwest::Url::parse(&base)
+            .map_err(|e| ClientError::Config(format!("base URL {base:?}: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(ClientError::Config(format!(
+                "base URL {base:?}: scheme must be http or https"
+            )));
+        }
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(key) = cfg.api_key.as_deref().filter(|k| !k.is_empty()) {
+            let mut v = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                ClientError::Config(
+                    "the API key contains characters not allowed in a header".into(),
+                )
+            })?;
+            v.set_sensitive(true);
+            headers.insert(AUTHORIZATION, v);
+        }
+        let optional = [
+            ("x-openviking-account", &cfg.account),
+            ("x-openviking-user", &cfg.user),
+            ("x-openviking-actor-peer", &cfg.actor_peer),
+        ];
+        for (name, value) in optional {
+            if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
+                let v = HeaderValue::from_str(value).map_err(|_| {
+                    ClientError::Config(format!("{name}: value not allowed in a header"))
+                })?;
+                headers.insert(HeaderName::from_static(name), v);
+            }
+        }
+        let ua = HeaderValue::from_str(&cfg.user_agent)
+            .map_err(|_| ClientError::Config("user agent: value not allowed in a header".into()))?;
+        headers.insert(USER_AGENT, ua);
+        let http = reqwest::blocking::Client::builder()
+            .default_headers(headers)
+            .timeout(cfg.timeout)
+            .connect_timeout(cfg.connect_timeout)
+            // Loopback servers are the norm; never route them through an environment proxy.
+            .no_proxy()
+            .build()
+            .map_err(|e| ClientError::Config(format!("HTTP client: {e}")))?;
+        Ok(Client {
+            http,
+            base,
+            timeout: cfg.timeout,
+        })
+    }
+
+    /// The normalised base URL (no trailing slash).
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    /// `GET /health`: `Ok(())` when the server answers 2xx with `healthy` not `false`.
+    pub fn health(&self) -> Result<(), ClientError> {
+        let v = self.call(Method::Get, "/health", None, None, None)?;
+        if v.get("healthy").and_then(Value::as_bool) == Some(false) {
+            return Err(ClientError::Http {
+                status: 503,
+                code: Some("UNHEALTHY".into()),
+                message: "server reports healthy=false".into(),
+                retryable: true,
+            });
+        }
+        Ok(())
+    }
+
+    /// One request, normalised as in anchor §2.1. Returns `body.result ?? body` on success.
+    ///
+    /// `timeout` overrides the configured one (recall uses the time left before its deadline).
+    /// `on_sent` fires once the transport has taken the whole body, before the reply is read.
+    pub(crate) fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        timeout: Option<Duration>,
+        on_sent: Option<&dyn Fn()>,
+    ) -> Result<Value, ClientError> {
+        let url = format!("{}{}", self.base, path);
+        let mut req = match method {
+            Method::Get => self.http.get(&url),
+            Method::Post => self.http.post(&url),
+        };
+        if let Some(t) = timeout {
+            req = req.timeout(t);
+        }
+        let bytes = match body {
+            Some(b) => serde_json::to_vec(b).map_err(|e| ClientError::Decode {
+                url: url.clone(),
+                message: e.to_string(),
+            })?,
+            None => Vec::new(),
+        };
+        let resp = match on_sent {
+            None => {
+                if body.is_some() {
+                    req = req.body(bytes);
+                }
+                req.send().map_err(|e| transport_error(&url, &e))?
+            }
+            // reqwest pumps the body from inside `send()`; a helper thread runs `send()` so that this
+            // thread can call `on_sent` (neither `'static` nor `Send`) the moment the body is taken.
+            Some(on_sent) => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let req = req.body(body::notifying(bytes, tx));
+                let sent = std::thread::scope(|s| {
+                    let sender = s.spawn(move || req.send());
+                    if rx.recv().is_ok() {
+                        on_sent();
+                    }
+                    sender.join()
+                });
+                match sent {
+                    Ok(r) => r.map_err(|e| transport_error(&url, &e))?,
+                    Err(_) => {
+                        return Err(ClientError::Network {
+                            url,
+                            message: "HTTP sender thread panicked".into(),
+                        });
+                    }
+                }
+            }
+        };
+        let status = resp.status().as_u16();
+        let raw = resp.bytes().map_err(|e| transport_error(&url, &e))?;
+        // Anchor: an unparsable body reads as `{}`.
+        let parsed: Value =
+            serde_json::from_slice(&raw).unwrap_or_else(|_| Value::Object(Default::default()));
+        let envelope_error = parsed.get("status").and_then(Value::as_str) == Some("error");
+        if !(200..300).contains(&status) || envelope_error {
+            return Err(error::http_error(status, &parsed));
+        }
+        Ok(match parsed {
+            Value::Object(mut m) => match m.remove("result") {
+                Some(r) if !r.is_null() => r,
+                Some(_) | None => Value::Object(m),
+            },
+            other => other,
+        })
+    }
+
+    /// Time left before `deadline`, capped by the configured timeout; `None` when it has passed.
+    pub(crate) fn budget(&self, deadline: Instant) -> Option<Duration> {
+        let left = deadline.checked_duration_since(Instant::now())?;
+        if left < Duration::from_millis(20) {
+            return None;
+        }
+        Some(left.min(self.timeout))
+    }
+}
+
+fn transport_error(url: &str, e: &reqwest::Error) -> ClientError {
+    let url = url.to_owned();
+    // The source chain holds the useful reason ("Connection refused"); reqwest's own text is generic.
+    let mut message = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        message = format!("{message}: {s}");
+        src = s.source();
+    }
+    truncate_utf8(&mut message, 400);
+    if e.is_timeout() {
+        ClientError::Timeout {
+            url,
+            connect: e.is_connect(),
+        }
+    } else if e.is_connect() {
+        ClientError::Unreachable { url, message }
+    } else {
+        ClientError::Network { url, message }
+    }
+}
+
+/// Percent-encodes one path segment or query value (JS `encodeURIComponent`).
+pub(crate) fn enc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'_' | b'.' | b'!' | b'~' | b'*' | b'\'' | b'(' | b')'
+            )
+        {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Cuts `s` to at most `max` bytes at a char boundary.
+pub(crate) fn truncate_utf8(s: &mut String, max: usize) {
+    if s.len() <= max {
+        return;
+    }
+    let mut cut = max;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    s.truncate(cut);
+}
+
+/// Length of `s` once escaped as a JSON string body by serde_json (without the quotes).
+///
+/// Hook output limits apply to the serialised JSON, so blocks are sized with this, not `len()`.
+pub fn json_escaped_len(s: &str) -> usize {
+    s.chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum()
+}
+
+/// Keeps whole lines of `text` so that `prefix + kept + suffix` escapes to at most `max_bytes`.
+///
+/// When lines had to be dropped, a final `[truncated]` line is added (it is counted).
+pub(crate) fn fit_block(
+    prefix: &str,
+    text: &str,
+    suffix: &str,
+    max_bytes: usize,
+) -> Option<String> {
+    let whole = format!("{prefix}{text}{suffix}");
+    if json_escaped_len(&whole) <= max_bytes {
+        return Some(whole);
+    }
+    const MARK: &str = "\n[truncated]";
+    let fixed = json_escaped_len(prefix) + json_escaped_len(suffix) + json_escaped_len(MARK);
+    let room = max_bytes.checked_sub(fixed)?;
+    let mut used = 0usize;
+    let mut kept = String::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let cost = json_escaped_len(line) + usize::from(i > 0) * 2;
+        if used + cost > room {
+            break;
+        }
+        if i > 0 {
+            kept.push('\n');
+        }
+        kept.push_str(line);
+        used += cost;
+    }
+    if kept.trim().is_empty() {
+        return None;
+    }
+    Some(format!("{prefix}{kept}{MARK}{suffix}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_like_encode_uri_component() {
+        assert_eq!(enc("viking://user"), "viking%3A%2F%2Fuser");
+        assert_eq!(enc("zc-sess_42"), "zc-sess_42");
+        assert_eq!(enc("a b/é"), "a%20b%2F%C3%A9");
+    }
+
+    #[test]
+    fn escaped_len_matches_serde_json() {
+        for s in [
+            "plain",
+            "quote \" back \\ nl \n tab \t",
+            "ctl \u{1} é 中",
+            "<tag>&",
+        ] {
+            let json = serde_json::to_string(s).unwrap_or_default();
+            assert_eq!(json_escaped_len(s), json.len() - 2, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn fit_block_keeps_whole_lines_under_the_limit() {
+        let text = (0..100)
+            .map(|i| format!("line {i} \"quoted\""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let block = fit_block("<a>\n", &text, "\n</a>", 300).unwrap_or_default();
+        assert!(json_escaped_len(&block) <= 300);
+        assert!(block.starts_with("<a>\nline 0 "));
+        assert!(block.ends_with("\n[truncated]\n</a>"));
+        assert_eq!(fit_block("<a>", "x", "</a>", 5), None);
+    }
+
+    #[test]
+    fn debug_redacts_the_key() {
+        let cfg = ClientConfig {
+            api_key: Some("secret-key-123".into()),
+            ..ClientConfig::default()
+        };
+        assert!(!format!("{cfg:?}").contains("secret-key-123"));
+    }
+}

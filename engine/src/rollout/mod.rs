@@ -1,1 +1,36 @@
-//! ZCode rollout reader (in progress)
+//! ZCode's rollout file `~/.zcode/cli/rollout/model-io-<sessionId>.jsonl`.
+//!
+//! # Context
+//!
+//! One line per model API call, not per turn (field-research a.5). A tool-using turn
+//! writes several lines sharing a `turnId`, each repeating the whole conversation in
+//! `request.messages`; a retry repeats a `requestId` with `attempt` > 1; `querySource`
+//! other than `main_turn` (titles, subagents) is not conversation; `messagesKind:"tail"`
+//! carries only a recent window, which may start after the prompt; an interrupted call
+//! has no `finishReason`; the last line may be incomplete while ZCode writes it. Files
+//! reach gigabytes.
+//!
+//! # Design
+//!
+//! ```text
+//!  file ──► read_chunk(path, resume) ──► RolloutChunk { identity, start, end, fragments… }
+//!            │ streams complete lines        one TurnFragment per turn, in file order
+//!            ▼
+//!           parse_line(&[u8]) ──► LineFacts (turn, request, attempt, prompt, finish, text)
+//! ```
+//!
+//! | rule | where |
+//! |---|---|
+//! | keep `type:"model_io"`, `querySource` `main_turn` or absent | [`parse_line`] |
+//! | turn = `turnId`, else `traceId` | [`parse_line`] |
+//! | prompt = last user message that is not only injected blocks; first line of the turn carrying it wins | [`parse_line`], [`read_chunk`] |
+//! | same `requestId` again replaces the earlier attempt | [`read_chunk`] |
+//! | final answer = text of the latest call with a terminal `finishReason` (present, not `tool-calls`) | [`read_chunk`] |
+//! | every turn but the last one of the chunk is `superseded` | [`read_chunk`] |
+//! | resume only on the same (dev, inode) and a size ≥ the offset, else rescan from 0 | [`read_chunk`] |
+
+mod line;
+mod reader;
+
+pub use line::{parse_line, LineError, LineFacts};
+pub use reader::{identity_of, read_chunk, RolloutIoError};

@@ -1,5 +1,148 @@
-//! The four hook events (in progress).
+//! The four hook events.
+//!
+//! Every invocation: read stdin (bounded), parse it (never fails), append its
+//! event to the session's journal, then do only what the event needs. Output is
+//! one canonical JSON line or nothing, and the process exits 0 on every path,
+//! panics included (they are caught and logged, never printed).
+
 pub mod pre_tool_use;
+mod prompt;
+mod session_start;
+mod stop;
+mod tool_use;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ov_engine::event::{Event, HookKind, HookReceived};
+use ov_engine::store::SessionStore;
+use ov_journal::Durability;
+
+use crate::harness::zcode::wire::{self, HookInput};
 use crate::harness::HookEvent;
-/// Runs one hook event; never panics out, never exits non-zero.
-pub fn run_guarded(_event: HookEvent) {}
+
+/// What every hook knows about its invocation.
+pub struct Invocation {
+    /// The parsed payload.
+    pub input: HookInput,
+    /// The native session id (payload, else the anchor's fallbacks).
+    pub session_id: String,
+    /// The working directory.
+    pub cwd: String,
+    /// The state root.
+    pub root: PathBuf,
+}
+
+impl Invocation {
+    fn read() -> Invocation {
+        let (raw, truncated) = wire::read_stdin();
+        let input = wire::parse(&raw, truncated);
+        let cwd = input.cwd.clone().unwrap_or_else(|| {
+            std::env::current_dir()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        });
+        let (session_id, _) = ov_engine::ids::resolve_session_id(
+            input.session_id.as_deref(),
+            input.transcript_path.as_deref(),
+            &cwd,
+        );
+        Invocation {
+            input,
+            session_id,
+            cwd,
+            root: ov_engine::paths::state_root(),
+        }
+    }
+
+    /// The session's journal directory.
+    pub fn journal_dir(&self) -> PathBuf {
+        ov_engine::paths::journal_dir(&self.root, &self.session_id)
+    }
+
+    /// The event for this invocation. `with_content` false leaves out the
+    /// prompt and answer (bypassed or disabled sessions keep no conversation).
+    pub fn received(&self, kind: HookKind, with_content: bool) -> HookReceived {
+        let i = &self.input;
+        HookReceived {
+            kind: Some(kind),
+            harness: "zcode".into(),
+            session_id: Some(self.session_id.clone()),
+            turn_id: i.turn_id.clone(),
+            trace_id: i.trace_id.clone(),
+            cwd: Some(self.cwd.clone()),
+            prompt: if with_content { i.prompt.clone() } else { None },
+            response_text: if with_content {
+                i.response_text.clone()
+            } else {
+                None
+            },
+            source: i.source.clone(),
+            tool_name: i.tool_name.clone(),
+            denied_uri: None,
+            tool_call_count: i.tool_call_count,
+            raw_len: i.raw_len,
+            malformed: i.malformed.clone(),
+        }
+    }
+
+    /// Opens the session's journal; None (logged) if it cannot be opened.
+    pub fn open_store(&self) -> Option<SessionStore> {
+        match SessionStore::open(&self.journal_dir()) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                log::error!("session {}: {e}", self.session_id);
+                None
+            }
+        }
+    }
+}
+
+/// Appends one event, logging (not failing) on error.
+pub fn journal(store: &SessionStore, event: Event, durability: Durability) -> bool {
+    match store.append(event, durability) {
+        Ok(_) => true,
+        Err(e) => {
+            log::error!("could not journal: {e}");
+            false
+        }
+    }
+}
+
+/// Loads the configuration for a working directory (cheap: a few small files).
+pub fn load_config(cwd: &str) -> ov_engine::config::Config {
+    let ctx = ov_engine::config::LoadContext::from_process(Some(Path::new(cwd)));
+    let loaded = ov_engine::config::Config::load(&ctx);
+    crate::logfile::init(loaded.config.debug);
+    for w in &loaded.warnings {
+        log::warn!("config: {w}");
+    }
+    loaded.config
+}
+
+/// Runs one hook event; never panics out, never exits non-zero, prints at most one line.
+pub fn run_guarded(event: HookEvent) {
+    std::panic::set_hook(Box::new(|info| {
+        log::error!("panic in hook: {info}");
+    }));
+    let out = std::panic::catch_unwind(|| run(event)).unwrap_or(None);
+    if let Some(line) = out {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(line.as_bytes());
+        let _ = stdout.write_all(b"\n");
+        let _ = stdout.flush();
+    }
+}
+
+fn run(event: HookEvent) -> Option<String> {
+    let inv = Invocation::read();
+    match event {
+        HookEvent::PreToolUse => tool_use::handle(&inv),
+        HookEvent::SessionStart => session_start::handle(&inv),
+        HookEvent::UserPromptSubmit => prompt::handle(&inv),
+        HookEvent::Stop => {
+            stop::handle(&inv);
+            None
+        }
+    }
+}

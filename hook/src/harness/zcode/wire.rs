@@ -1,1 +1,236 @@
-//! (in progress)
+//! ZCode's hook payloads, exactly as ZCode serializes them.
+//!
+//! Every event carries both camelCase and snake_case keys (`sessionId` and
+//! `session_id`, …). Nothing here fails: a payload that is empty, not JSON,
+//! not UTF-8, too large or of the wrong shape gives a [`HookInput`] with
+//! `malformed` set and whatever fields could be read, so the hook can journal
+//! it and pass through.
+
+use serde_json::{Map, Value};
+
+/// Largest payload read from stdin; the rest is drained and ignored.
+pub const MAX_PAYLOAD: usize = 16 << 20;
+
+/// The fields ovhook uses from a hook payload.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookInput {
+    /// `session_id` / `sessionId` / `conversation_id`.
+    pub session_id: Option<String>,
+    /// `turnId` / `turn_id`.
+    pub turn_id: Option<String>,
+    /// `traceId` / `trace_id`.
+    pub trace_id: Option<String>,
+    /// `cwd`, else the first of `workspace_roots` / `workspaceRoots`.
+    pub cwd: Option<String>,
+    /// UserPromptSubmit's prompt.
+    pub prompt: Option<String>,
+    /// Stop's final answer: `responseText`, else `responsePreview`, else the other known names.
+    pub response_text: Option<String>,
+    /// SessionStart's `source`.
+    pub source: Option<String>,
+    /// PreToolUse's tool name.
+    pub tool_name: Option<String>,
+    /// PreToolUse's tool input.
+    pub tool_input: Option<Value>,
+    /// `transcript_path` / `transcriptPath`.
+    pub transcript_path: Option<String>,
+    /// Stop's `toolCallCount`.
+    pub tool_call_count: Option<u64>,
+    /// Bytes of payload received.
+    pub raw_len: u64,
+    /// What was wrong with the payload, if anything.
+    pub malformed: Option<String>,
+}
+
+const SESSION_KEYS: &[&str] = &["session_id", "sessionId", "conversation_id", "conversationId"];
+const TURN_KEYS: &[&str] = &["turnId", "turn_id"];
+const TRACE_KEYS: &[&str] = &["traceId", "trace_id"];
+const PROMPT_KEYS: &[&str] = &["prompt", "user_prompt", "userPrompt", "userMessage", "user_message", "message"];
+const RESPONSE_KEYS: &[&str] = &[
+    "responseText",
+    "response_text",
+    "responsePreview",
+    "response_preview",
+    "last_assistant_message",
+    "assistantMessage",
+    "assistant_message",
+    "text_content",
+    "response",
+];
+const TOOL_NAME_KEYS: &[&str] = &["tool_name", "toolName", "name", "tool"];
+const TOOL_INPUT_KEYS: &[&str] = &["tool_input", "toolInput", "input"];
+const TRANSCRIPT_KEYS: &[&str] = &["transcript_path", "transcriptPath"];
+const TOOL_COUNT_KEYS: &[&str] = &["toolCallCount", "tool_call_count"];
+
+/// Parses a raw payload. Never fails.
+pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
+    let mut input = HookInput {
+        raw_len: raw.len() as u64,
+        ..HookInput::default()
+    };
+    let mut problems: Vec<String> = Vec::new();
+    if truncated {
+        problems.push(format!("payload larger than {MAX_PAYLOAD} bytes"));
+    }
+    let text = match std::str::from_utf8(raw) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => {
+            problems.push("payload is not UTF-8".into());
+            String::from_utf8_lossy(raw)
+        }
+    };
+    if text.trim().is_empty() {
+        problems.push("empty payload".into());
+        input.malformed = Some(problems.join("; "));
+        return input;
+    }
+    let value: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            problems.push(format!("not JSON: {e}"));
+            input.malformed = Some(problems.join("; "));
+            return input;
+        }
+    };
+    let Value::Object(obj) = value else {
+        problems.push("payload is not a JSON object".into());
+        input.malformed = Some(problems.join("; "));
+        return input;
+    };
+    let mut s = |keys: &[&str]| string_field(&obj, keys, &mut problems);
+    input.session_id = s(SESSION_KEYS);
+    input.turn_id = s(TURN_KEYS);
+    input.trace_id = s(TRACE_KEYS);
+    input.cwd = s(&["cwd"]);
+    input.prompt = s(PROMPT_KEYS);
+    input.response_text = s(RESPONSE_KEYS);
+    input.source = s(&["source"]);
+    input.tool_name = s(TOOL_NAME_KEYS);
+    input.transcript_path = s(TRANSCRIPT_KEYS);
+    if input.cwd.is_none() {
+        input.cwd = ["workspace_roots", "workspaceRoots"].iter().find_map(|k| {
+            obj.get(*k)?
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|s| !s.trim().is_empty())
+                .map(str::to_string)
+        });
+    }
+    input.tool_input = TOOL_INPUT_KEYS
+        .iter()
+        .find_map(|k| obj.get(*k).filter(|v| !v.is_null()).cloned());
+    input.tool_call_count = TOOL_COUNT_KEYS
+        .iter()
+        .find_map(|k| obj.get(*k).and_then(Value::as_u64));
+    if !problems.is_empty() {
+        input.malformed = Some(problems.join("; "));
+    }
+    input
+}
+
+/// The first non-empty string among `keys`; a key present with another type is noted.
+fn string_field(obj: &Map<String, Value>, keys: &[&str], problems: &mut Vec<String>) -> Option<String> {
+    for k in keys {
+        match obj.get(*k) {
+            Some(Value::String(s)) if !s.is_empty() => return Some(s.clone()),
+            Some(Value::String(_)) | Some(Value::Null) | None => {}
+            Some(Value::Number(n)) if matches!(*k, "session_id" | "sessionId" | "turnId" | "turn_id") => {
+                problems.push(format!("{k}: a number, used as text"));
+                return Some(n.to_string());
+            }
+            Some(other) => problems.push(format!("{k}: expected a string, got {}", kind(other))),
+        }
+    }
+    None
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Reads stdin up to [`MAX_PAYLOAD`] bytes, draining the rest. Returns the bytes
+/// and whether the payload was cut.
+pub fn read_stdin() -> (Vec<u8>, bool) {
+    use std::io::Read;
+    let mut buf = Vec::with_capacity(4096);
+    let stdin = std::io::stdin();
+    let mut lock = stdin.lock();
+    let limit = u64::try_from(MAX_PAYLOAD).unwrap_or(u64::MAX);
+    if lock.by_ref().take(limit).read_to_end(&mut buf).is_err() {
+        return (buf, false);
+    }
+    let mut sink = [0u8; 8192];
+    let mut truncated = false;
+    while let Ok(n) = lock.read(&mut sink) {
+        if n == 0 {
+            break;
+        }
+        truncated = true;
+    }
+    (buf, truncated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn real_zcode_user_prompt_submit_payload() {
+        let raw = br#"{"cwd":"/home/u/p","hookEventName":"UserPromptSubmit","hook_event_name":"UserPromptSubmit","mode":"yolo","sessionId":"sess_1","session_id":"sess_1","timestamp":"2026-07-03T03:02:56.413Z","traceId":"54125864","turnId":"turn_f0","prompt":"hello"}"#;
+        let i = parse(raw, false);
+        assert_eq!(i.session_id.as_deref(), Some("sess_1"));
+        assert_eq!(i.turn_id.as_deref(), Some("turn_f0"));
+        assert_eq!(i.trace_id.as_deref(), Some("54125864"));
+        assert_eq!(i.prompt.as_deref(), Some("hello"));
+        assert_eq!(i.cwd.as_deref(), Some("/home/u/p"));
+        assert!(i.malformed.is_none());
+    }
+
+    #[test]
+    fn stop_prefers_response_text_over_preview() {
+        let i = parse(
+            br#"{"sessionId":"s","responsePreview":"short","responseText":"full answer","toolCallCount":3}"#,
+            false,
+        );
+        assert_eq!(i.response_text.as_deref(), Some("full answer"));
+        assert_eq!(i.tool_call_count, Some(3));
+        let j = parse(br#"{"sessionId":"s","responsePreview":"short"}"#, false);
+        assert_eq!(j.response_text.as_deref(), Some("short"));
+    }
+
+    #[test]
+    fn bad_payloads_are_described_not_fatal() {
+        for (raw, what) in [
+            (&b""[..], "empty"),
+            (b"{not json", "not JSON"),
+            (b"[1,2]", "not a JSON object"),
+            (b"\xff\xfe{}", "not UTF-8"),
+        ] {
+            let i = parse(raw, false);
+            assert!(i.malformed.as_deref().unwrap_or("").contains(what), "{what}: {i:?}");
+        }
+        let i = parse(br#"{"sessionId":{"x":1},"session_id":"sess_ok","prompt":7}"#, false);
+        assert_eq!(i.session_id.as_deref(), Some("sess_ok"));
+        assert!(i.prompt.is_none());
+        let m = i.malformed.unwrap_or_default();
+        assert!(m.contains("prompt: expected a string, got a number"), "{m}");
+        assert!(parse(b"{}", true).malformed.unwrap_or_default().contains("larger"));
+    }
+
+    #[test]
+    fn alternate_tool_field_names() {
+        let i = parse(br#"{"toolName":"Read","toolInput":{"file_path":"viking://x"}}"#, false);
+        assert_eq!(i.tool_name.as_deref(), Some("Read"));
+        assert!(i.tool_input.is_some());
+        let j = parse(br#"{"workspaceRoots":["", "/w"]}"#, false);
+        assert_eq!(j.cwd.as_deref(), Some("/w"));
+    }
+}

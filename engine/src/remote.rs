@@ -1,0 +1,89 @@
+//! The OpenViking client as the delivery pipeline's transport, and the bridge
+//! from configuration to client settings.
+
+use crate::client::{Client, ClientConfig, ClientError, OutMessage};
+use crate::config::Config;
+use crate::delivery::{CommitReply, HeldMessage, OutgoingMessage, Transport, TransportError};
+
+/// The client for a configuration; None on the embedded default (no server).
+pub fn client_for(cfg: &Config) -> Option<Result<Client, ClientError>> {
+    let server = cfg.server.as_ref()?;
+    let mut cc = ClientConfig {
+        base_url: server.url.clone(),
+        ..ClientConfig::default()
+    };
+    cc.api_key = server.api_key.as_ref().map(|k| k.expose().to_string());
+    cc.account.clone_from(&server.account);
+    cc.user.clone_from(&server.user);
+    cc.actor_peer.clone_from(&cfg.actor_peer);
+    cc.timeout = cfg.network.timeout();
+    cc.connect_timeout = cfg.network.connect_timeout();
+    Some(Client::new(cc))
+}
+
+fn transport_error(e: &ClientError) -> TransportError {
+    TransportError {
+        status: e.status(),
+        retryable: e.is_retryable(),
+        unreachable: e.is_unreachable(),
+        message: e.to_string(),
+    }
+}
+
+fn out(m: &OutgoingMessage) -> OutMessage {
+    OutMessage {
+        role: m.role.as_str().to_string(),
+        content: m.content.clone(),
+        turn_id: m.turn_id.clone(),
+    }
+}
+
+impl Transport for Client {
+    fn add_batch(
+        &self,
+        session: &str,
+        messages: &[OutgoingMessage],
+        on_sent: &dyn Fn(),
+    ) -> Result<(), TransportError> {
+        let msgs: Vec<OutMessage> = messages.iter().map(out).collect();
+        Client::add_batch(self, session, &msgs, on_sent).map_err(|e| transport_error(&e))
+    }
+
+    fn add_one(
+        &self,
+        session: &str,
+        message: &OutgoingMessage,
+        on_sent: &dyn Fn(),
+    ) -> Result<(), TransportError> {
+        Client::add_one(self, session, &out(message), on_sent).map_err(|e| transport_error(&e))
+    }
+
+    fn commit(&self, session: &str, on_sent: &dyn Fn()) -> Result<CommitReply, TransportError> {
+        Client::commit(self, session, on_sent)
+            .map(|r| CommitReply {
+                task_id: r.task_id,
+                archive_uri: r.archive_uri,
+            })
+            .map_err(|e| transport_error(&e))
+    }
+
+    fn commit_count(&self, session: &str) -> Result<Option<u64>, TransportError> {
+        self.session_meta(session)
+            .map(|m| m.map(|m| m.commit_count))
+            .map_err(|e| transport_error(&e))
+    }
+
+    fn held_messages(&self, session: &str) -> Result<Vec<HeldMessage>, TransportError> {
+        self.session_messages(session)
+            .map(|v| {
+                v.into_iter()
+                    .map(|m| HeldMessage {
+                        role: m.role,
+                        content: m.content,
+                        turn_id: m.turn_id,
+                    })
+                    .collect()
+            })
+            .map_err(|e| transport_error(&e))
+    }
+}

@@ -1,0 +1,251 @@
+//! One rollout line: the few fields capture needs, parsed without copying the rest.
+//!
+//! A line is several MB (every call repeats the conversation, the tool schemas and the
+//! system prompt). Only `type`, `querySource`, `turnId`/`traceId`, `requestId`,
+//! `attempt`, `request.messages[*].role`, the user messages' `content`,
+//! `request.messagesKind` and `response.{finishReason,text}` are read. Everything else is
+//! skipped by serde (`IgnoredAny`); message contents are kept as borrowed [`RawValue`]s
+//! and only the user messages walked backwards from the end are decoded.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::text;
+
+/// What one `model_io` line of the main conversation says.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LineFacts {
+    /// `turnId`, else `traceId`.
+    pub turn_id: String,
+    /// `requestId`: retries of one model call share it.
+    pub request_id: Option<String>,
+    /// `attempt` (1 when absent).
+    pub attempt: u32,
+    /// The turn's real prompt, injected blocks removed: the last `role:"user"` message of
+    /// `request.messages` that is not only injected blocks. `None` when the window holds
+    /// no such message (a `tail` window that starts after the prompt), or when the caller
+    /// did not ask for it.
+    pub prompt: Option<String>,
+    /// `response.finishReason`; `None` for an interrupted call.
+    pub finish_reason: Option<String>,
+    /// `response.text`, as written (may be empty).
+    pub text: Option<String>,
+    /// `request.messagesKind == "tail"`.
+    pub tail: bool,
+}
+
+impl LineFacts {
+    /// The call ended the turn: a `finishReason` is present and is not `tool-calls`.
+    pub fn is_terminal(&self) -> bool {
+        self.finish_reason
+            .as_deref()
+            .is_some_and(|r| r != "tool-calls")
+    }
+}
+
+/// Why a complete line could not be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LineError {
+    /// Not JSON, or a needed field has the wrong type.
+    #[error("invalid rollout line: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A main-turn `model_io` line with neither `turnId` nor `traceId`.
+    #[error("rollout line has neither turnId nor traceId")]
+    NoTurnId,
+}
+
+#[derive(Deserialize)]
+struct WireLine<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "querySource", borrow, default)]
+    query_source: Option<Cow<'a, str>>,
+    #[serde(rename = "turnId", borrow, default)]
+    turn_id: Option<Cow<'a, str>>,
+    #[serde(rename = "traceId", borrow, default)]
+    trace_id: Option<Cow<'a, str>>,
+    #[serde(rename = "requestId", borrow, default)]
+    request_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    attempt: Option<u32>,
+    #[serde(borrow, default)]
+    request: Option<WireRequest<'a>>,
+    #[serde(borrow, default)]
+    response: Option<WireResponse<'a>>,
+}
+
+#[derive(Deserialize)]
+struct WireRequest<'a> {
+    #[serde(borrow, default)]
+    messages: Option<Vec<WireMessage<'a>>>,
+    #[serde(rename = "messagesKind", borrow, default)]
+    messages_kind: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct WireMessage<'a> {
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct WireResponse<'a> {
+    #[serde(rename = "finishReason", borrow, default)]
+    finish_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct WireBlock<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+}
+
+/// Text of a message `content`: a string, or the `text` of its `{type:"text"}` blocks
+/// joined with `\n`; anything else is empty.
+fn content_text(raw: &RawValue) -> Result<String, serde_json::Error> {
+    let s = raw.get();
+    match s.as_bytes().first() {
+        Some(b'"') => Ok(serde_json::from_str::<Cow<'_, str>>(s)?.into_owned()),
+        Some(b'[') => {
+            let blocks: Vec<WireBlock<'_>> = serde_json::from_str(s)?;
+            let texts: Vec<&str> = blocks
+                .iter()
+                .filter(|b| b.kind.as_deref() == Some("text"))
+                .filter_map(|b| b.text.as_deref())
+                .collect();
+            Ok(texts.join("\n"))
+        }
+        _ => Ok(String::new()),
+    }
+}
+
+/// Parses one line (without its newline). `Ok(None)`: a line ignored on purpose (not
+/// `type:"model_io"`, or a `querySource` other than `main_turn`; an absent
+/// `querySource` counts as main).
+pub fn parse_line(line: &[u8]) -> Result<Option<LineFacts>, LineError> {
+    parse_line_with(line, true)
+}
+
+/// [`parse_line`], decoding the prompt only when `want_prompt` (the reader skips it for
+/// turns whose prompt it already has).
+pub(crate) fn parse_line_with(
+    line: &[u8],
+    want_prompt: bool,
+) -> Result<Option<LineFacts>, LineError> {
+    let wire: WireLine<'_> = serde_json::from_slice(line)?;
+    if wire.kind.as_deref() != Some("model_io") {
+        return Ok(None);
+    }
+    if wire
+        .query_source
+        .as_deref()
+        .is_some_and(|q| q != "main_turn")
+    {
+        return Ok(None);
+    }
+    let turn_id = match (wire.turn_id, wire.trace_id) {
+        (Some(t), _) if !t.is_empty() => t.into_owned(),
+        (_, Some(t)) if !t.is_empty() => t.into_owned(),
+        _ => return Err(LineError::NoTurnId),
+    };
+    let mut prompt = None;
+    let mut tail = false;
+    if let Some(req) = wire.request {
+        tail = req.messages_kind.as_deref() == Some("tail");
+        if want_prompt {
+            for m in req.messages.iter().flatten().rev() {
+                if m.role.as_deref() != Some("user") {
+                    continue;
+                }
+                let Some(raw) = m.content else { continue };
+                let t = content_text(raw)?;
+                if !text::is_only_injected(&t) {
+                    prompt = Some(text::clean_injected(&t));
+                    break;
+                }
+            }
+        }
+    }
+    let (finish_reason, text) = match wire.response {
+        Some(r) => (
+            r.finish_reason.map(Cow::into_owned),
+            r.text.map(Cow::into_owned),
+        ),
+        None => (None, None),
+    };
+    Ok(Some(LineFacts {
+        turn_id,
+        request_id: wire.request_id.map(Cow::into_owned),
+        attempt: wire.attempt.unwrap_or(1),
+        prompt,
+        finish_reason,
+        text,
+        tail,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(v: serde_json::Value) -> Vec<u8> {
+        serde_json::to_vec(&v).unwrap_or_default()
+    }
+
+    #[test]
+    fn real_prompt_skips_trailing_reminder_and_reads_blocks() {
+        let l = line(serde_json::json!({
+            "type": "model_io", "turnId": "turn_1", "traceId": "tr", "requestId": "r", "attempt": 2,
+            "querySource": "main_turn",
+            "request": {"body": {"tools": [{"x": 1}]}, "messagesKind": "tail", "messages": [
+                {"role": "user", "content": "old prompt"},
+                {"role": "user", "content": [{"type": "text", "text": "part one"}, {"type": "image"}, {"type": "text", "text": "<system-reminder>r</system-reminder>part two"}]},
+                {"role": "assistant", "content": "", "toolCalls": []},
+                {"role": "tool", "content": [{"type": "text", "text": "tool out"}]},
+                {"role": "user", "content": "<system-reminder>later</system-reminder>\n"},
+            ]},
+            "response": {"finishReason": "stop", "text": "done", "usage": {}}
+        }));
+        let f = parse_line(&l).ok().flatten().unwrap_or_default();
+        assert_eq!(f.turn_id, "turn_1");
+        assert_eq!(f.request_id.as_deref(), Some("r"));
+        assert_eq!(f.attempt, 2);
+        assert_eq!(f.prompt.as_deref(), Some("part one\npart two"));
+        assert_eq!(f.text.as_deref(), Some("done"));
+        assert!(f.tail && f.is_terminal());
+    }
+
+    #[test]
+    fn filters_and_fallbacks() {
+        let title = line(
+            serde_json::json!({"type": "model_io", "turnId": "t", "querySource": "session_title"}),
+        );
+        assert!(matches!(parse_line(&title), Ok(None)));
+        let other = line(serde_json::json!({"type": "usage", "turnId": "t"}));
+        assert!(matches!(parse_line(&other), Ok(None)));
+        let trace = line(
+            serde_json::json!({"type": "model_io", "traceId": "tr1", "response": {"finishReason": "tool-calls", "text": ""}}),
+        );
+        let f = parse_line(&trace).ok().flatten().unwrap_or_default();
+        assert_eq!(f.turn_id, "tr1");
+        assert_eq!(f.attempt, 1);
+        assert!(f.prompt.is_none() && !f.is_terminal());
+        let none = line(serde_json::json!({"type": "model_io"}));
+        assert!(matches!(parse_line(&none), Err(LineError::NoTurnId)));
+        assert!(matches!(parse_line(b"{\"type\":"), Err(LineError::Json(_))));
+        let interrupted = line(
+            serde_json::json!({"type": "model_io", "turnId": "t", "response": {"text": "partial"}}),
+        );
+        let f = parse_line(&interrupted).ok().flatten().unwrap_or_default();
+        assert!(f.finish_reason.is_none() && !f.is_terminal());
+    }
+}

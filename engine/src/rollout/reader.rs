@@ -1,0 +1,260 @@
+//! Incremental, bounded-memory reading of a rollout file into a [`RolloutChunk`].
+
+use std::collections::HashMap;
+use std::fs::{File, Metadata};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
+
+use super::line::{parse_line_with, LineFacts};
+
+/// Read buffer size. Lines are longer; `read_until` grows the line buffer as needed.
+const READ_BUF: usize = 256 * 1024;
+
+/// An I/O failure while reading a rollout, with where it happened. Wrapped in the
+/// returned [`io::Error`] (same [`io::ErrorKind`]).
+#[derive(Debug, thiserror::Error)]
+#[error("could not read rollout {} at byte {offset}: {source}", path.display())]
+pub struct RolloutIoError {
+    /// The rollout file.
+    pub path: PathBuf,
+    /// Byte offset where the failing operation started.
+    pub offset: u64,
+    /// The underlying error.
+    #[source]
+    pub source: io::Error,
+}
+
+fn ctx(path: &Path, offset: u64) -> impl FnOnce(io::Error) -> io::Error + '_ {
+    move |source| {
+        io::Error::new(
+            source.kind(),
+            RolloutIoError {
+                path: path.to_owned(),
+                offset,
+                source,
+            },
+        )
+    }
+}
+
+/// The identity of an open file (device and inode; zeros where the platform has none).
+pub fn identity_of(meta: &Metadata) -> FileIdentity {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        FileIdentity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        FileIdentity::default()
+    }
+}
+
+/// One model call of a turn, after retries of the same `requestId` collapsed.
+struct Call {
+    request_id: Option<String>,
+    facts: LineFacts,
+}
+
+/// A turn's lines within one chunk.
+struct Acc {
+    turn_id: String,
+    prompt: Option<String>,
+    calls: Vec<Call>,
+}
+
+impl Acc {
+    fn add(&mut self, facts: LineFacts) {
+        if self.prompt.is_none() {
+            self.prompt.clone_from(&facts.prompt);
+        }
+        let request_id = facts.request_id.clone();
+        // A retry (same requestId) replaces the earlier attempt in place.
+        if let Some(rid) = &request_id {
+            if let Some(c) = self
+                .calls
+                .iter_mut()
+                .find(|c| c.request_id.as_ref() == Some(rid) && facts.attempt >= c.facts.attempt)
+            {
+                c.facts = facts;
+                return;
+            }
+        }
+        self.calls.push(Call { request_id, facts });
+    }
+
+    fn into_fragment(self, superseded: bool) -> TurnFragment {
+        let nonempty = |c: &&Call| {
+            c.facts
+                .text
+                .as_deref()
+                .is_some_and(|t| !t.trim().is_empty())
+        };
+        let final_text = self
+            .calls
+            .iter()
+            .rev()
+            .filter(|c| c.facts.is_terminal())
+            .find(nonempty)
+            .and_then(|c| c.facts.text.clone());
+        let last_text = self
+            .calls
+            .iter()
+            .rev()
+            .find(nonempty)
+            .and_then(|c| c.facts.text.clone());
+        TurnFragment {
+            turn_id: self.turn_id,
+            prompt: self.prompt,
+            final_text,
+            last_text,
+            finished: self.calls.iter().any(|c| c.facts.is_terminal()),
+            interrupted: self
+                .calls
+                .last()
+                .is_some_and(|c| c.facts.finish_reason.is_none()),
+            calls: u32::try_from(self.calls.len()).unwrap_or(u32::MAX),
+            superseded,
+        }
+    }
+}
+
+/// Reads the complete lines of the rollout at `path` past the saved position.
+///
+/// * `None` when the file does not exist.
+/// * `resume = Some((identity, offset))` continues at `offset` when the file still has
+///   that identity and is at least `offset` long; otherwise the file is read from 0 and
+///   the chunk says `rescanned: true`.
+/// * Only newline-terminated lines are consumed; `end` is one past the last one, so a
+///   line that ZCode is still writing is read again, whole, next time.
+/// * Memory is bounded by the longest line: the file is streamed through one reused
+///   line buffer, never held whole or mapped.
+/// * The read stops at the length observed when the file was opened, so a file that
+///   grows meanwhile gives a well-defined chunk.
+pub fn read_chunk(
+    path: &Path,
+    resume: Option<(FileIdentity, u64)>,
+) -> io::Result<Option<RolloutChunk>> {
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ctx(path, 0)(e)),
+    };
+    let meta = file.metadata().map_err(ctx(path, 0))?;
+    let identity = identity_of(&meta);
+    let file_len = meta.len();
+    let (start, rescanned) = match resume {
+        Some((id, off)) if id == identity && off <= file_len => (off, false),
+        Some(_) => (0, true),
+        None => (0, false),
+    };
+    if start > 0 {
+        file.seek(SeekFrom::Start(start))
+            .map_err(ctx(path, start))?;
+    }
+    let mut reader = BufReader::with_capacity(READ_BUF, file.take(file_len - start));
+    let mut line: Vec<u8> = Vec::new();
+    let mut accs: Vec<Acc> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut last_idx: Option<usize> = None;
+    let mut chunk = RolloutChunk {
+        identity,
+        start,
+        end: start,
+        file_len,
+        rescanned,
+        ..RolloutChunk::default()
+    };
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(ctx(path, chunk.end))?;
+        if n == 0 || line.last() != Some(&b'\n') {
+            break; // EOF, or a line still being written: not consumed.
+        }
+        let at = chunk.end;
+        chunk.end += n as u64;
+        let body = trim_line(&line);
+        if body.is_empty() {
+            chunk.skipped_lines += 1;
+            continue;
+        }
+        // The prompt is decoded only until the turn has one (the first line wins).
+        let want_prompt = peek_turn_needs_prompt(body, &index, &accs);
+        match parse_line_with(body, want_prompt) {
+            Ok(Some(facts)) => {
+                let idx = match index.get(&facts.turn_id) {
+                    Some(&i) => i,
+                    None => {
+                        index.insert(facts.turn_id.clone(), accs.len());
+                        accs.push(Acc {
+                            turn_id: facts.turn_id.clone(),
+                            prompt: None,
+                            calls: Vec::new(),
+                        });
+                        accs.len() - 1
+                    }
+                };
+                if let Some(acc) = accs.get_mut(idx) {
+                    acc.add(facts);
+                }
+                last_idx = Some(idx);
+            }
+            Ok(None) => chunk.skipped_lines += 1,
+            Err(e) => {
+                log::debug!("rollout {}: bad line at byte {at}: {e}", path.display());
+                chunk.bad_lines += 1;
+            }
+        }
+    }
+    // Every turn but the one of the last main line was followed by another turn's line.
+    chunk.fragments = accs
+        .into_iter()
+        .enumerate()
+        .map(|(i, acc)| acc.into_fragment(Some(i) != last_idx))
+        .collect();
+    Ok(Some(chunk))
+}
+
+fn trim_line(line: &[u8]) -> &[u8] {
+    let mut b = line;
+    while let Some((last, rest)) = b.split_last() {
+        if matches!(last, b'\n' | b'\r' | b' ' | b'\t') {
+            b = rest;
+        } else {
+            break;
+        }
+    }
+    b
+}
+
+/// Whether the line's turn still lacks a prompt in this chunk. Looks for `"turnId":"…"`
+/// in the first bytes; when in doubt, asks for the prompt (always correct, only slower).
+fn peek_turn_needs_prompt(line: &[u8], index: &HashMap<String, usize>, accs: &[Acc]) -> bool {
+    const KEY: &[u8] = b"\"turnId\":\"";
+    let head = line.get(..line.len().min(4096)).unwrap_or(line);
+    let Some(at) = memchr::memmem::find(head, KEY) else {
+        return true;
+    };
+    let rest = head.get(at + KEY.len()..).unwrap_or_default();
+    let Some(end) = memchr::memchr2(b'"', b'\\', rest) else {
+        return true;
+    };
+    if rest.get(end) != Some(&b'"') {
+        return true;
+    }
+    let Ok(id) = std::str::from_utf8(rest.get(..end).unwrap_or_default()) else {
+        return true;
+    };
+    match index.get(id).and_then(|&i| accs.get(i)) {
+        Some(acc) => acc.prompt.is_none(),
+        None => true,
+    }
+}

@@ -1,0 +1,307 @@
+//! The rollout reader and the capture plan on files: committed sessions, resume,
+//! rescans, partial lines, chunk-split and rotation properties.
+
+use std::collections::HashSet;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ov_engine::plan::{first_capture, plan_book, to_json};
+use ov_engine::rollout::read_chunk;
+use ov_engine::turn::{DedupKey, FileIdentity, Role};
+use ov_engine::turnbook::TurnBook;
+use proptest::prelude::*;
+
+type R = Result<(), Box<dyn std::error::Error>>;
+
+fn sessions_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/sessions")
+}
+
+fn committed_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(sessions_dir())
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
+    v.sort();
+    v
+}
+
+fn session_bytes(spec: &ov_testdata::SessionSpec) -> (Vec<u8>, ov_testdata::Written) {
+    let mut buf = Vec::new();
+    let w = ov_testdata::write_session(spec, &mut buf).unwrap_or_default();
+    (buf, w)
+}
+
+#[test]
+fn every_committed_session_plans_its_expected_messages() -> R {
+    let files = committed_files();
+    assert!(files.len() >= 8, "committed sessions missing: {files:?}");
+    for path in files {
+        let exp_path = path.with_extension("expected.json");
+        let expected = fs::read_to_string(&exp_path)?;
+        let plan = first_capture(&path)?;
+        assert_eq!(to_json(&plan), expected.trim_end(), "{}", path.display());
+        // A session of N complete turns is at most 2N messages, user before assistant.
+        let mut keys = HashSet::new();
+        for m in &plan {
+            assert!(keys.insert(m.key.clone()), "duplicate key {}", m.key);
+            assert!(!m.content.is_empty());
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn committed_sessions_are_what_the_generator_writes() -> R {
+    for spec in ov_testdata::committed() {
+        let (bytes, w) = session_bytes(&spec);
+        let dir = sessions_dir();
+        let on_disk = fs::read(dir.join(format!("{}.jsonl", spec.name)))?;
+        assert!(on_disk == bytes, "{} is stale: run gen-sessions", spec.name);
+        let exp = fs::read_to_string(dir.join(format!("{}.expected.json", spec.name)))?;
+        assert_eq!(exp.trim_end(), ov_testdata::expected_json(&spec, &w));
+    }
+    Ok(())
+}
+
+#[test]
+fn scenario_facts_of_committed_sessions() -> R {
+    let dir = sessions_dir();
+    let tools = first_capture(&dir.join("tools.jsonl"))?;
+    // 4 turns with 1+2+0+3 tool calls: 10 lines, 8 messages, no narration.
+    assert_eq!(tools.len(), 8);
+    assert!(tools.iter().all(|m| !m.content.starts_with("Let me check")));
+    let rp = first_capture(&dir.join("repeated_private.jsonl"))?;
+    let continues: Vec<_> = rp.iter().filter(|m| m.content == "continue").collect();
+    assert_eq!(continues.len(), 2, "a repeated prompt on another turn is its own message");
+    assert!(rp.iter().all(|m| !m.content.contains("sk-test") && !m.content.contains("<system-reminder>")));
+    assert!(rp.iter().all(|m| !m.content.contains("openviking-context")));
+    let int = first_capture(&dir.join("interrupted.jsonl"))?;
+    let flagged: Vec<_> = int.iter().filter(|m| m.interrupted).collect();
+    assert_eq!(flagged.len(), 1);
+    assert_eq!(flagged.first().map(|m| m.content.as_str()), Some("The projector folds events into"));
+    let tail = first_capture(&dir.join("tail.jsonl"))?;
+    let users = tail.iter().filter(|m| m.role == Role::User).count();
+    assert_eq!(users, 3, "the turn whose prompt is outside every window has no user message");
+    Ok(())
+}
+
+#[test]
+fn missing_file_is_none_and_plan_errors() -> R {
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("model-io-sess_x.jsonl");
+    assert!(read_chunk(&p, None)?.is_none());
+    assert!(first_capture(&p).is_err());
+    Ok(())
+}
+
+fn append(path: &Path, bytes: &[u8]) -> R {
+    let mut f = OpenOptions::new().create(true).append(true).open(path)?;
+    f.write_all(bytes)?;
+    Ok(())
+}
+
+#[test]
+fn partial_last_line_is_not_consumed_until_completed() -> R {
+    let spec = ov_testdata::committed()
+        .into_iter()
+        .find(|s| s.name == "basic")
+        .ok_or("basic")?;
+    let (bytes, w) = session_bytes(&spec);
+    let last_nl = bytes[..bytes.len() - 1]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .ok_or("no newline")?;
+    let cut = last_nl + 1 + (bytes.len() - last_nl) / 2;
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("r.jsonl");
+    append(&p, &bytes[..cut])?;
+    let c1 = read_chunk(&p, None)?.ok_or("file")?;
+    assert_eq!(c1.end as usize, last_nl + 1, "the partial line stays unread");
+    assert_eq!(c1.bad_lines, 0);
+    assert_eq!(c1.fragments.len(), 2);
+    // Nothing new yet: the resume reads only the partial tail and consumes nothing.
+    let again = read_chunk(&p, Some((c1.identity, c1.end)))?.ok_or("file")?;
+    assert_eq!((again.start, again.end, again.fragments.len()), (c1.end, c1.end, 0));
+    append(&p, &bytes[cut..])?;
+    let c2 = read_chunk(&p, Some((c1.identity, c1.end)))?.ok_or("file")?;
+    assert!(!c2.rescanned);
+    assert_eq!(c2.end as usize, bytes.len());
+    assert_eq!(c2.fragments.len(), 1);
+    let mut book = TurnBook::new();
+    book.observe_chunk(&c1);
+    book.observe_chunk(&c2);
+    let plan = plan_book(book);
+    assert_eq!(plan.len(), 6);
+    assert_eq!(plan.last().and_then(|m| m.turn_id.clone()), w.turn_ids.last().cloned());
+    Ok(())
+}
+
+#[test]
+fn rescan_on_new_inode_and_on_truncation() -> R {
+    let spec = ov_testdata::committed()
+        .into_iter()
+        .find(|s| s.name == "basic")
+        .ok_or("basic")?;
+    let (bytes, _) = session_bytes(&spec);
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("r.jsonl");
+    fs::write(&p, &bytes)?;
+    let c1 = read_chunk(&p, None)?.ok_or("file")?;
+    assert!(!c1.rescanned);
+    assert_eq!(c1.end as usize, bytes.len());
+    // Same file, same length: resume, nothing new.
+    let same = read_chunk(&p, Some((c1.identity, c1.end)))?.ok_or("file")?;
+    assert!(!same.rescanned && same.fragments.is_empty());
+    // Replaced by a copy (rename: new inode): rescan from 0.
+    let tmp = dir.path().join("copy");
+    fs::write(&tmp, &bytes)?;
+    fs::rename(&tmp, &p)?;
+    let c2 = read_chunk(&p, Some((c1.identity, c1.end)))?.ok_or("file")?;
+    assert!(c2.rescanned);
+    assert_ne!(c2.identity, c1.identity);
+    assert_eq!((c2.start, c2.fragments.len()), (0, 3));
+    // Truncated below the saved offset (same inode): rescan.
+    let f = OpenOptions::new().write(true).open(&p)?;
+    f.set_len(100)?;
+    drop(f);
+    let c3 = read_chunk(&p, Some((c2.identity, c2.end)))?.ok_or("file")?;
+    assert!(c3.rescanned && c3.start == 0);
+    assert_eq!(c3.end, 0, "no complete line in 100 bytes");
+    // A foreign identity also rescans.
+    let c4 = read_chunk(&p, Some((FileIdentity { dev: 1, ino: 2 }, 0)))?.ok_or("file")?;
+    assert!(c4.rescanned);
+    Ok(())
+}
+
+#[test]
+fn bad_and_skipped_lines_are_counted_and_turns_superseded_in_order() -> R {
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("r.jsonl");
+    let lines = [
+        r#"{"type":"model_io","turnId":"turn_b","requestId":"1","request":{"messages":[{"role":"user","content":"first"}]},"response":{"finishReason":"tool-calls","text":"looking"}}"#,
+        r#"{"type":"model_io","turnId":"turn_b","querySource":"session_title","response":{"finishReason":"stop","text":"Title"}}"#,
+        r#"{"type":"model_io","turnId":"turn_b","requestId":"2","request":{"messages":[{"role":"user","content":"first"}]},"response":{"finishReason":"stop","text":"answer one"}}"#,
+        r#"not json"#,
+        r#"{"type":"telemetry"}"#,
+        r#"{"type":"model_io","turnId":"turn_a","requestId":"3","request":{"messages":[{"role":"user","content":"second"}]},"response":{"text":"partial"}}"#,
+        r#"{"type":"model_io","traceId":"trace_c","requestId":"4","request":{"messages":[{"role":"user","content":"third"}]},"response":{"finishReason":"stop","text":"answer three"}}"#,
+    ];
+    fs::write(&p, lines.join("\n") + "\n")?;
+    let c = read_chunk(&p, None)?.ok_or("file")?;
+    assert_eq!((c.bad_lines, c.skipped_lines), (1, 2));
+    let ids: Vec<&str> = c.fragments.iter().map(|f| f.turn_id.as_str()).collect();
+    assert_eq!(ids, ["turn_b", "turn_a", "trace_c"]);
+    let sup: Vec<bool> = c.fragments.iter().map(|f| f.superseded).collect();
+    assert_eq!(sup, [true, true, false]);
+    let b = &c.fragments[0];
+    assert_eq!((b.calls, b.finished, b.interrupted), (2, true, false));
+    assert_eq!(b.final_text.as_deref(), Some("answer one"));
+    let a = &c.fragments[1];
+    assert!(a.interrupted && !a.finished);
+    assert_eq!(a.last_text.as_deref(), Some("partial"));
+    let plan = first_capture(&p)?;
+    let got: Vec<(&str, bool)> = plan.iter().map(|m| (m.content.as_str(), m.interrupted)).collect();
+    assert_eq!(
+        got,
+        [("first", false), ("answer one", false), ("second", false), ("partial", true), ("third", false), ("answer three", false)]
+    );
+    Ok(())
+}
+
+#[test]
+fn retry_replaces_the_earlier_attempt() -> R {
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("r.jsonl");
+    let lines = [
+        r#"{"type":"model_io","turnId":"t","requestId":"r1","attempt":1,"request":{"messages":[{"role":"user","content":"go"}]},"response":{"text":"half"}}"#,
+        r#"{"type":"model_io","turnId":"t","requestId":"r1","attempt":2,"request":{"messages":[{"role":"user","content":"go"}]},"response":{"finishReason":"stop","text":"whole"}}"#,
+    ];
+    fs::write(&p, lines.join("\n") + "\n")?;
+    let c = read_chunk(&p, None)?.ok_or("file")?;
+    let f = c.fragments.first().ok_or("fragment")?;
+    assert_eq!((f.calls, f.interrupted, f.finished), (1, false, true));
+    assert_eq!(f.last_text.as_deref(), Some("whole"));
+    assert_eq!(first_capture(&p)?.len(), 2);
+    Ok(())
+}
+
+/// Reads `bytes` written to a file in pieces ending at `cuts`, feeding every chunk.
+fn book_by_pieces(path: &Path, bytes: &[u8], cuts: &[usize]) -> Result<TurnBook, Box<dyn std::error::Error>> {
+    let _ = fs::remove_file(path);
+    let mut book = TurnBook::new();
+    let mut resume = None;
+    let mut written = 0;
+    let mut ends: Vec<usize> = cuts.iter().map(|&c| c.min(bytes.len())).collect();
+    ends.sort_unstable();
+    ends.push(bytes.len());
+    for end in ends {
+        if end > written {
+            append(path, &bytes[written..end])?;
+            written = end;
+        }
+        let c = read_chunk(path, resume)?.ok_or("file")?;
+        assert!(!c.rescanned);
+        resume = Some((c.identity, c.end));
+        book.observe_chunk(&c);
+    }
+    Ok(book)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Reading a file in arbitrary chunk splits gives the same candidates and plan as
+    /// reading it whole, and no key twice.
+    #[test]
+    fn chunk_splits_do_not_change_the_plan(seed in any::<u64>(), turns in 1usize..9, cuts in prop::collection::vec(0usize..200_000, 0..6)) {
+        let spec = ov_testdata::random(seed, turns);
+        let (bytes, w) = session_bytes(&spec);
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let p = dir.path().join("r.jsonl");
+        let whole = book_by_pieces(&p, &bytes, &[]).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let cuts: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        let split = book_by_pieces(&p, &bytes, &cuts).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(whole.candidates(), split.candidates());
+        let plan_whole = plan_book(whole.clone());
+        prop_assert_eq!(&plan_whole, &plan_book(split));
+        // The plan is the generator's truth.
+        prop_assert_eq!(to_json(&plan_whole), ov_testdata::expected_json(&spec, &w));
+        let mut keys = HashSet::new();
+        for c in whole.candidates() {
+            prop_assert!(keys.insert(c.key));
+        }
+    }
+
+    /// After planning a file, a rotated copy (new inode, rescanned from 0) yields only keys
+    /// that are already planned, even once the planned turns were dropped from the book.
+    #[test]
+    fn rotated_copy_yields_only_planned_keys(seed in any::<u64>(), turns in 1usize..9) {
+        let spec = ov_testdata::random(seed, turns);
+        let (bytes, _) = session_bytes(&spec);
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let p = dir.path().join("r.jsonl");
+        fs::write(&p, &bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut book = TurnBook::new();
+        let c1 = read_chunk(&p, None).ok().flatten().ok_or_else(|| TestCaseError::fail("read"))?;
+        book.observe_chunk(&c1);
+        let planned: HashSet<DedupKey> = plan_book(book.clone()).into_iter().map(|m| m.key).collect();
+        // The worker marks what it planned; the last finished turn got its Stop.
+        if let Some(last) = book.last_rollout_turn().map(str::to_owned) {
+            if planned.contains(&DedupKey::for_turn(&last, Role::User)) || planned.contains(&DedupKey::for_turn(&last, Role::Assistant)) {
+                book.observe_stop(Some(&last), None);
+            }
+        }
+        book.retain_unplanned(|k| planned.contains(k));
+        let tmp = dir.path().join("copy");
+        fs::write(&tmp, &bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        fs::rename(&tmp, &p).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let c2 = read_chunk(&p, Some((c1.identity, c1.end))).ok().flatten().ok_or_else(|| TestCaseError::fail("read"))?;
+        prop_assert!(c2.rescanned);
+        book.observe_chunk(&c2);
+        for c in book.candidates() {
+            prop_assert!(planned.contains(&c.key), "new key {} for an old turn", c.key);
+        }
+    }
+}

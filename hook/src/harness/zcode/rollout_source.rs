@@ -1,0 +1,28 @@
+//! ZCode's rollout file as a session's transcript source.
+
+use std::path::PathBuf;
+
+use ov_engine::delivery::TranscriptSource;
+use ov_engine::turn::{FileIdentity, RolloutChunk};
+
+/// `~/.zcode/cli/rollout/model-io-<sessionId>.jsonl`.
+pub struct ZcodeRollout {
+    path: PathBuf,
+}
+
+impl ZcodeRollout {
+    /// The rollout at `path`.
+    pub fn new(path: PathBuf) -> ZcodeRollout {
+        ZcodeRollout { path }
+    }
+}
+
+impl TranscriptSource for ZcodeRollout {
+    fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>> {
+        ov_engine::rollout::read_chunk(&self.path, resume)
+    }
+
+    fn path(&self) -> String {
+        self.path.display().to_string()
+    }
+}

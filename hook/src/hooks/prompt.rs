@@ -1,0 +1,100 @@
+//! UserPromptSubmit: journal the prompt, drop duplicates, inject recalled memories.
+
+use ov_engine::event::{Event, HookKind};
+use ov_journal::Durability;
+
+use super::{journal, load_config, Invocation};
+use crate::harness::zcode::output;
+use crate::harness::HookEvent;
+
+/// How long a server that rejected the context face (tier 1) is assumed not to have it.
+const CONTEXT_FACE_RETRY_MS: u64 = 6 * 3600 * 1000;
+
+/// Handles a UserPromptSubmit; returns the output line, if any.
+pub fn handle(inv: &Invocation) -> Option<String> {
+    let cfg = load_config(&inv.cwd);
+    let store = inv.open_store()?;
+    let active = cfg.memory_enabled && !cfg.bypass.matches(&inv.session_id, &inv.cwd);
+    journal(
+        &store,
+        Event::HookReceived(inv.received(HookKind::PromptSubmit, active)),
+        Durability::Sync,
+    );
+    if !active || !cfg.recall.enabled {
+        return None;
+    }
+    let state = store.fold().ok()?.state;
+    if state.last_prompt_is_duplicate() {
+        return None;
+    }
+    let prompt = ov_engine::text::clean_injected(inv.input.prompt.as_deref()?);
+    if prompt.is_empty() {
+        return None;
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(prompt.as_bytes());
+    let max = cfg.hooks.max_output_bytes;
+    if let Some(cached) = state.cached_recall(hash) {
+        let block = cached.map(str::to_string);
+        journal(
+            &store,
+            Event::RecallServed {
+                turn_id: inv.input.turn_id.clone(),
+                prompt_hash: hash,
+                tier: 0,
+                block: block.clone(),
+                context_face_unsupported: false,
+                cached: true,
+            },
+            Durability::Buffered,
+        );
+        return output::context(HookEvent::UserPromptSubmit, &block?, max);
+    }
+    let now = ov_engine::store::now_ms();
+    if state.backing_off(now) {
+        return None;
+    }
+    let client = ov_engine::remote::client_for(&cfg)?.ok()?;
+    let mut req = ov_engine::client::RecallRequest::new(prompt, cfg.network.recall_budget());
+    req.session_id = Some(ov_engine::ids::openviking_session_id(&inv.session_id));
+    req.limit = Some(cfg.recall.max_items as usize);
+    req.score_threshold = cfg.recall.score_threshold;
+    req.peer_scope_actor = cfg.recall.peer_scope == ov_engine::config::PeerScope::Actor;
+    req.token_budget = cfg.recall.token_budget as usize;
+    req.max_content_chars = cfg.recall.max_content_chars as usize;
+    req.prefer_abstract = cfg.recall.prefer_abstract;
+    req.skip_context_face = state
+        .context_face_unsupported_at_ms
+        .is_some_and(|at| now.saturating_sub(at) < CONTEXT_FACE_RETRY_MS);
+    req.max_bytes = max.saturating_sub(256);
+    match client.recall(&req) {
+        Ok(outcome) => {
+            journal(
+                &store,
+                Event::RecallServed {
+                    turn_id: inv.input.turn_id.clone(),
+                    prompt_hash: hash,
+                    tier: outcome.tier,
+                    block: outcome.block.clone(),
+                    context_face_unsupported: outcome.context_face_unsupported,
+                    cached: false,
+                },
+                Durability::Buffered,
+            );
+            output::context(HookEvent::UserPromptSubmit, &outcome.block?, max)
+        }
+        Err(e) => {
+            if e.is_unreachable() || e.status() == 0 {
+                journal(
+                    &store,
+                    Event::ServerUnreachable {
+                        error: e.to_string(),
+                        retry_after_ms: cfg.network.backoff_ms,
+                    },
+                    Durability::Buffered,
+                );
+            }
+            log::warn!("recall: {e}");
+            None
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! SessionStart: debounce, start a detached drain of unfinished work, inject
+//! the user's OpenViking profile.
+
+use ov_engine::event::{Event, HookKind};
+use ov_journal::Durability;
+
+use super::{journal, load_config, Invocation};
+use crate::harness::zcode::output;
+use crate::harness::HookEvent;
+
+/// Handles a SessionStart; returns the output line, if any.
+pub fn handle(inv: &Invocation) -> Option<String> {
+    let cfg = load_config(&inv.cwd);
+    let store = inv.open_store()?;
+    let active = cfg.memory_enabled && !cfg.bypass.matches(&inv.session_id, &inv.cwd);
+    journal(
+        &store,
+        Event::HookReceived(inv.received(HookKind::SessionStart, active)),
+        Durability::Buffered,
+    );
+    if !active {
+        return None;
+    }
+    let state = store.fold().ok()?.state;
+    if state.last_session_start_debounced() {
+        return None;
+    }
+    crate::detach::spawn_self(&["drain", "--quiet"]);
+    if !cfg.profile.enabled || state.backing_off(ov_engine::store::now_ms()) {
+        return None;
+    }
+    let client = ov_engine::remote::client_for(&cfg)?.ok()?;
+    let req = ov_engine::client::ProfileRequest {
+        token_budget: cfg.profile.token_budget as usize,
+        max_bytes: cfg.hooks.max_output_bytes.saturating_sub(256),
+        ..ov_engine::client::ProfileRequest::default()
+    };
+    match client.profile(&req) {
+        Ok(block) => {
+            let bytes = block.as_ref().map_or(0, |b| b.len() as u64);
+            journal(&store, Event::ProfileServed { bytes }, Durability::Buffered);
+            output::context(HookEvent::SessionStart, &block?, cfg.hooks.max_output_bytes)
+        }
+        Err(e) => {
+            if e.is_unreachable() || e.status() == 0 {
+                journal(
+                    &store,
+                    Event::ServerUnreachable {
+                        error: e.to_string(),
+                        retry_after_ms: cfg.network.backoff_ms,
+                    },
+                    Durability::Buffered,
+                );
+            }
+            log::warn!("profile: {e}");
+            None
+        }
+    }
+}

@@ -1,0 +1,478 @@
+//! `ovreplay simulate ROLLOUT.jsonl`: play a recorded ZCode session through the real `ovhook`
+//! binary exactly as ZCode would, with faults, then count what reached the server.
+//!
+//! # Design
+//!
+//! ```text
+//!  recording ──► Session (turns) ──► Player: SessionStart, then per turn
+//!                                      UserPromptSubmit → rollout lines (+ PreToolUse per
+//!                                      tool call) → Stop      (faults bend this order)
+//!                                  ──► wait for detached workers ──► ovhook drain
+//!                                  ──► read the server's session zc-<id> ──► count
+//! ```
+//!
+//! Everything runs in a temporary HOME with its own state root, under a fresh session id, so
+//! runs against a shared server never collide and never touch the user's files.
+
+mod count;
+mod faults;
+mod hooks;
+mod play;
+mod server;
+mod session;
+mod workers;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use crate::cli::SimulateArgs;
+use crate::exit::{usage, user, Failure};
+use count::{count, Counts, ExpectedTurn};
+use faults::Faults;
+use hooks::{HookEnv, HookStats};
+use server::ServerAccess;
+use session::Session;
+
+/// What `simulate --json` prints. The first four keys are the contract (PRODUCT.md); the rest
+/// is diagnostics.
+#[derive(Debug, Serialize)]
+struct Report {
+    expected: usize,
+    delivered: usize,
+    duplicates: usize,
+    lost: usize,
+    /// Turns planned but not acknowledged (embedded default); `null` when unknown.
+    pending: Option<usize>,
+    hook_violations: usize,
+    hook_failures: usize,
+    content_mismatches: usize,
+    unexpected_turns: usize,
+    incomplete_turns: usize,
+    session_id: String,
+    recorded_session_id: Option<String>,
+    server_session: String,
+    mode: &'static str,
+    faults: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kept: Option<String>,
+}
+
+/// Runs `ovreplay simulate`.
+pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
+    let faults = Faults::parse(args.faults.as_deref().unwrap_or(""))
+        .map_err(|e| usage(format!("--faults: {e}")))?;
+    if !args.rollout.is_file() {
+        return Err(user(format!(
+            "could not read {}: no such file",
+            args.rollout.display()
+        )));
+    }
+    let ovhook = locate_ovhook(args.ovhook.as_deref())?;
+    let session_id = fresh_session_id()?;
+    let session = Session::load(&args.rollout, &session_id)?;
+    if let Some(max) = faults.max_turn().filter(|m| *m >= session.turns.len()) {
+        eprintln!(
+            "ovreplay: warning: --faults names turn {max}, the session has {} turns",
+            session.turns.len()
+        );
+    }
+    if faults.any_server_down() && args.url.is_none() {
+        eprintln!(
+            "ovreplay: warning: server-down has no effect on the embedded default (no --url)"
+        );
+    }
+
+    let tmp = tempfile::Builder::new()
+        .prefix("ovreplay-")
+        .tempdir()
+        .context("could not create a temporary folder")?;
+    let root = tmp.path().to_path_buf();
+    let (home, state, work, logs, scratch) = (
+        root.join("home"),
+        root.join("state"),
+        root.join("work"),
+        root.join("hooks"),
+        root.join("tmp"),
+    );
+    for d in [&home, &state, &work, &logs, &scratch] {
+        std::fs::create_dir_all(d).with_context(|| format!("could not create {}", d.display()))?;
+    }
+    let rollout = home
+        .join(".zcode/cli/rollout")
+        .join(format!("model-io-{session_id}.jsonl"));
+
+    let base = base_env(&home, &state, &scratch);
+    let access = args.url.as_ref().map(|url| ServerAccess {
+        url: url.clone(),
+        api_key: args.api_key.clone(),
+        account: args.account.clone(),
+        user: args.user.clone(),
+    });
+    let up_vars = server_vars(access.as_ref());
+    let down_url = match (&access, faults.any_server_down()) {
+        (Some(_), true) => Some(closed_port_url()?),
+        _ => None,
+    };
+    let env = HookEnv {
+        ovhook: ovhook.clone(),
+        vars: base,
+        cwd: work.clone(),
+        log_dir: logs.clone(),
+    };
+    let timeout = Duration::from_secs(args.worker_timeout);
+    let mut player = play::Player::new(play::Setup {
+        env,
+        payloads: hooks::Payloads {
+            session_id: session_id.clone(),
+            cwd: work.clone(),
+        },
+        faults: faults.clone(),
+        rollout: rollout.clone(),
+        state: state.clone(),
+        scratch,
+        up_vars: up_vars.clone(),
+        down_url,
+        worker_timeout: timeout,
+    })?;
+    let mut harness_errors: Vec<String> = Vec::new();
+    player.play(&session)?;
+    let mut stats: HookStats = player.into_stats();
+    if stats.failures > 0 {
+        harness_errors.push(format!("{} hook run(s) failed", stats.failures));
+    }
+
+    // A later session start would finish everything: wait for workers, then drain once.
+    workers::wait_idle(&state, timeout).context("could not wait for ovhook workers")?;
+    if let Err(e) = run_drain(
+        &ovhook,
+        &work,
+        &logs,
+        &player_env(&home, &state, &root, &up_vars),
+        timeout,
+    ) {
+        harness_errors.push(format!("{e:#}"));
+    }
+    workers::wait_idle(&state, timeout).context("could not wait for ovhook workers after drain")?;
+
+    let expected = expected_turns(&session);
+    let server_session = format!("zc-{session_id}");
+    let counts = match &access {
+        Some(access) => {
+            let messages =
+                server::session_messages(access, &server_session).with_context(|| {
+                    format!("could not read session {server_session} from the server")
+                })?;
+            count(&expected, &messages)
+        }
+        None => Counts {
+            expected: expected.len(),
+            lost: expected.len(),
+            ..Counts::default()
+        },
+    };
+    let pending = crate::engine_api::pending_turns(&state, &session_id);
+    let kept = if args.keep {
+        let path = tmp.keep();
+        Some(path.display().to_string())
+    } else {
+        None
+    };
+    let report = Report {
+        expected: counts.expected,
+        delivered: counts.delivered,
+        duplicates: counts.duplicates,
+        // Embedded default: nothing can be delivered, nothing is "lost" yet: it is pending.
+        lost: if access.is_some() { counts.lost } else { 0 },
+        pending,
+        hook_violations: stats.violations,
+        hook_failures: stats.failures,
+        content_mismatches: counts.content_mismatches,
+        unexpected_turns: counts.unexpected_turns,
+        incomplete_turns: session.turns.len() - session.complete_turns(),
+        session_id,
+        recorded_session_id: session.recorded_id.clone(),
+        server_session,
+        mode: if access.is_some() {
+            "server"
+        } else {
+            "embedded"
+        },
+        faults: faults.spec(),
+        kept,
+    };
+    print_report(&report, args.json, &mut stats)?;
+    if harness_errors.is_empty() {
+        Ok(())
+    } else {
+        for e in &harness_errors {
+            eprintln!("ovreplay: simulate: {e}");
+        }
+        Err(Failure::Silent(1).into())
+    }
+}
+
+fn print_report(report: &Report, json: bool, stats: &mut HookStats) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut out, report)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} ({}, faults: {}): expected {}, delivered {}, duplicates {}, lost {}, pending {}",
+            report.session_id,
+            report.mode,
+            if report.faults.is_empty() {
+                "none".to_owned()
+            } else {
+                report.faults.join(",")
+            },
+            report.expected,
+            report.delivered,
+            report.duplicates,
+            report.lost,
+            report
+                .pending
+                .map_or("unknown".to_owned(), |p| p.to_string()),
+        )?;
+        writeln!(
+            out,
+            "hook violations {}, hook failures {}, content mismatches {}, unexpected turns {}, incomplete turns {}",
+            report.hook_violations,
+            report.hook_failures,
+            report.content_mismatches,
+            report.unexpected_turns,
+            report.incomplete_turns
+        )?;
+        if let Some(k) = &report.kept {
+            writeln!(out, "kept {k}")?;
+        }
+    }
+    out.flush()?;
+    if let Some(k) = report.kept.as_ref().filter(|_| json) {
+        eprintln!("ovreplay: kept {k}");
+    }
+    for note in stats.notes.drain(..).take(20) {
+        eprintln!("ovreplay: hook: {note}");
+    }
+    Ok(())
+}
+
+/// The turns the server should hold, once each (a turn id that recurs counts once).
+fn expected_turns(session: &Session) -> Vec<ExpectedTurn> {
+    let mut out: Vec<ExpectedTurn> = Vec::new();
+    for t in session.turns.iter().filter(|t| t.complete) {
+        let answer = t.final_text.clone().unwrap_or_default();
+        match out.iter_mut().find(|e| e.turn_id == t.turn_id) {
+            Some(e) => e.answer = answer,
+            None => out.push(ExpectedTurn {
+                turn_id: t.turn_id.clone(),
+                prompt: t.prompt.clone().unwrap_or_default(),
+                answer,
+            }),
+        }
+    }
+    out
+}
+
+/// `--ovhook PATH`, else next to this executable, else `target/{debug,release}/ovhook`.
+fn locate_ovhook(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(p) = explicit {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(user(format!(
+                "ovhook not found at {} (--ovhook)",
+                p.display()
+            )))
+        };
+    }
+    let mut candidates = Vec::new();
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        candidates.push(dir.join("ovhook"));
+    }
+    let mut targets = vec![PathBuf::from("target")];
+    if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
+        targets.insert(0, PathBuf::from(t));
+    }
+    for t in targets {
+        candidates.push(t.join("debug/ovhook"));
+        candidates.push(t.join("release/ovhook"));
+    }
+    candidates.into_iter().find(|c| c.is_file()).ok_or_else(|| {
+        user(
+            "could not find the ovhook binary next to ovreplay or in target/{debug,release}: \
+              build it (cargo build -p ovhook) or pass --ovhook PATH",
+        )
+    })
+}
+
+/// The inherited environment without any `OPENVIKING_*`/`OVHOOK_*` variable, in the temp HOME.
+fn base_env(home: &Path, state: &Path, scratch: &Path) -> BTreeMap<OsString, OsString> {
+    let mut vars: BTreeMap<OsString, OsString> = std::env::vars_os()
+        .filter(|(k, _)| {
+            let k = k.to_string_lossy();
+            !(k.starts_with("OPENVIKING_") || k.starts_with("OVHOOK_"))
+        })
+        .collect();
+    vars.insert("HOME".into(), home.into());
+    vars.insert("OVHOOK_STATE_DIR".into(), state.into());
+    vars.insert("TMPDIR".into(), scratch.into());
+    // ZCode injects its version into every hook (field-research a.1).
+    vars.insert("ZCODE_APP_VERSION".into(), "0.15.0-ovreplay".into());
+    vars
+}
+
+fn server_vars(access: Option<&ServerAccess>) -> Vec<(&'static str, String)> {
+    let Some(a) = access else { return Vec::new() };
+    let mut v = vec![("OPENVIKING_URL", a.url.clone())];
+    for (k, val) in [
+        ("OPENVIKING_API_KEY", &a.api_key),
+        ("OPENVIKING_ACCOUNT", &a.account),
+        ("OPENVIKING_USER", &a.user),
+    ] {
+        if let Some(val) = val {
+            v.push((k, val.clone()));
+        }
+    }
+    v
+}
+
+/// A loopback URL nobody listens on: a port we bound, then closed.
+fn closed_port_url() -> anyhow::Result<String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .context("could not bind a loopback port for server-down")?;
+    let port = listener.local_addr()?.port();
+    drop(listener);
+    Ok(format!("http://127.0.0.1:{port}"))
+}
+
+/// The environment `ovhook drain` runs in: the base environment with the real server.
+fn player_env(
+    home: &Path,
+    state: &Path,
+    root: &Path,
+    up: &[(&'static str, String)],
+) -> BTreeMap<OsString, OsString> {
+    let mut vars = base_env(home, state, &root.join("tmp"));
+    for (k, v) in up {
+        vars.insert((*k).into(), v.into());
+    }
+    vars
+}
+
+/// Runs `ovhook drain` in the foreground, bounded by `timeout`; it must exit 0.
+fn run_drain(
+    ovhook: &Path,
+    cwd: &Path,
+    logs: &Path,
+    vars: &BTreeMap<OsString, OsString>,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let out = logs.join("drain.out");
+    let err = logs.join("drain.err");
+    let mut child = std::process::Command::new(ovhook)
+        .arg("drain")
+        .env_clear()
+        .envs(vars)
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stdout(
+            std::fs::File::create(&out)
+                .with_context(|| format!("could not create {}", out.display()))?,
+        )
+        .stderr(
+            std::fs::File::create(&err)
+                .with_context(|| format!("could not create {}", err.display()))?,
+        )
+        .spawn()
+        .with_context(|| format!("could not run {} drain", ovhook.display()))?;
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait()? {
+            break s;
+        }
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            anyhow::bail!("ovhook drain did not finish within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if !status.success() {
+        let mut msg = String::new();
+        if let Ok(mut f) = std::fs::File::open(&err) {
+            let _ = f.read_to_string(&mut msg);
+        }
+        anyhow::bail!("ovhook drain exited with {status}: {}", msg.trim());
+    }
+    Ok(())
+}
+
+/// `sess_<uuid v4>` from the kernel's random source.
+fn fresh_session_id() -> anyhow::Result<String> {
+    Ok(format!("sess_{}", fresh_uuid()?))
+}
+
+/// A random RFC 4122 version 4 UUID.
+pub(crate) fn fresh_uuid() -> anyhow::Result<String> {
+    let mut b = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut b))
+        .context("could not read /dev/urandom")?;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_shape_and_uniqueness() -> anyhow::Result<()> {
+        let a = fresh_uuid()?;
+        let b = fresh_uuid()?;
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        assert_eq!(&a[14..15], "4");
+        assert!(fresh_session_id()?.starts_with("sess_"));
+        Ok(())
+    }
+
+    #[test]
+    fn base_env_drops_our_variables() {
+        // SAFETY: tests in this module do not read these variables concurrently.
+        unsafe {
+            std::env::set_var("OPENVIKING_URL", "http://elsewhere");
+            std::env::set_var("OVHOOK_FAILPOINT", "after-plan");
+        }
+        let v = base_env(Path::new("/h"), Path::new("/s"), Path::new("/t"));
+        assert!(!v.keys().any(|k| {
+            let k = k.to_string_lossy();
+            k.starts_with("OPENVIKING_") || (k.starts_with("OVHOOK_") && k != "OVHOOK_STATE_DIR")
+        }));
+        assert_eq!(v.get(&OsString::from("HOME")), Some(&OsString::from("/h")));
+        assert_eq!(
+            v.get(&OsString::from("OVHOOK_STATE_DIR")),
+            Some(&OsString::from("/s"))
+        );
+    }
+}

@@ -1,0 +1,280 @@
+//! The sessions committed under `testdata/sessions/`, the benchmark input, and random
+//! sessions for property tests.
+
+use crate::spec::{CallSpec, Finish, Rng, SessionSpec, Text, ToolUse, TurnSpec, Window};
+
+fn session(name: &str, seed: u64, turns: Vec<TurnSpec>) -> SessionSpec {
+    SessionSpec {
+        name: name.to_owned(),
+        seed,
+        turns,
+        tool_output_bytes: 200,
+        partial_last_line: false,
+        heavy: false,
+    }
+}
+
+fn answer(i: usize) -> Text {
+    Text::plain(&format!(
+        "Done: step {i} is finished. The change compiles and the tests pass."
+    ))
+}
+
+/// The committed sessions, each covering some scenarios.
+pub fn committed() -> Vec<SessionSpec> {
+    let mut out = Vec::new();
+
+    // Plain one-call turns.
+    out.push(session(
+        "basic",
+        1,
+        vec![
+            TurnSpec::simple(Text::plain("What does this repository do?"), answer(0)),
+            TurnSpec::simple(Text::plain("List the crates."), answer(1)),
+            TurnSpec::simple(Text::plain("Thanks, summarise in one line."), answer(2)),
+        ],
+    ));
+
+    // Multi-call tool-using turns with narration; each line repeats the conversation.
+    let mut tools = session(
+        "tools",
+        2,
+        vec![
+            TurnSpec::with_tools(
+                Text::plain("Use the Bash tool to compute 2+2 then give me the answer."),
+                1,
+                false,
+                Text::plain("The answer is 4."),
+            ),
+            TurnSpec::with_tools(
+                Text::plain("Find where the journal is opened and explain it."),
+                2,
+                true,
+                answer(1),
+            ),
+            TurnSpec::simple(Text::plain("ok, and the lock?"), answer(2)),
+            TurnSpec::with_tools(Text::plain("Run the tests."), 3, true, answer(3)),
+        ],
+    );
+    tools.tool_output_bytes = 4000;
+    out.push(tools);
+
+    // Retries (attempt 2 of a failed call) and session_title calls.
+    let mut t0 = TurnSpec::with_tools(
+        Text::plain("Rename the crate to ov-core."),
+        2,
+        true,
+        answer(0),
+    );
+    if let Some(c) = t0.calls.get_mut(0) {
+        c.title_after = true;
+        c.retry = true;
+    }
+    if let Some(c) = t0.calls.last_mut() {
+        c.retry = true;
+    }
+    let mut t1 = TurnSpec::simple(Text::plain("Now update the README."), answer(1));
+    if let Some(c) = t1.calls.get_mut(0) {
+        c.retry = true;
+        c.title_after = true;
+    }
+    out.push(session(
+        "retries_titles",
+        3,
+        vec![
+            t0,
+            t1,
+            TurnSpec::with_tools(Text::plain("Commit it."), 1, false, answer(2)),
+        ],
+    ));
+
+    // Tail windows: messageOffset > 0; later calls of a turn lose the prompt; one turn
+    // shows its prompt on no line at all (only its answer is recoverable from the file).
+    let mut tail_turns = Vec::new();
+    for i in 0..4 {
+        tail_turns.push(TurnSpec::with_tools(
+            Text::plain(&format!("Long task number {i}: refactor module {i}.")),
+            2,
+            true,
+            answer(i),
+        ));
+    }
+    for (i, t) in tail_turns.iter_mut().enumerate() {
+        t.window = if i == 2 {
+            Window::TailWithoutPrompt
+        } else {
+            Window::Tail(3)
+        };
+    }
+    out.push(session("tail", 4, tail_turns));
+
+    // Interrupted calls: a turn killed mid-answer (its last text is kept, marked
+    // interrupted), a turn killed before any text (only the prompt), and a last turn
+    // still running (nothing yet).
+    out.push(session(
+        "interrupted",
+        5,
+        vec![
+            TurnSpec::simple(Text::plain("Explain the projector."), answer(0)),
+            TurnSpec {
+                calls: vec![
+                    CallSpec::tool(
+                        Text::plain("Reading the projector now."),
+                        ToolUse {
+                            name: "Read".into(),
+                            input: serde_json::json!({"path": "engine/src/projector.rs"}),
+                            output: "//! projector".into(),
+                            is_error: false,
+                        },
+                    ),
+                    CallSpec::interrupted(Text::plain("The projector folds events into")),
+                ],
+                ..TurnSpec::simple(Text::plain("Go deeper into fold()."), answer(1))
+            },
+            TurnSpec {
+                calls: vec![CallSpec::interrupted(Text::plain(""))],
+                ..TurnSpec::simple(
+                    Text::plain("Stop, do something else: list files."),
+                    answer(2),
+                )
+            },
+            TurnSpec::simple(Text::plain("What is the outbox?"), answer(3)),
+            TurnSpec {
+                calls: vec![CallSpec::tool(
+                    Text::plain("Let me look."),
+                    ToolUse {
+                        name: "Grep".into(),
+                        input: serde_json::json!({"pattern": "outbox"}),
+                        output: "engine/src/projector.rs:12".into(),
+                        is_error: false,
+                    },
+                )],
+                ..TurnSpec::simple(Text::plain("And the in-doubt set?"), answer(4))
+            },
+        ],
+    ));
+
+    // Repeated prompts, injected reminders after the prompt, recall blocks, array
+    // content, <private> spans (one answer entirely private: dropped).
+    let mut r = vec![
+        TurnSpec::with_tools(
+            Text::with_recall("Start the migration."),
+            1,
+            true,
+            answer(0),
+        ),
+        TurnSpec::simple(Text::plain("continue"), answer(1)),
+        TurnSpec::simple(Text::plain("continue"), answer(2)),
+        TurnSpec::simple(
+            Text::with_private("Use this token:", "sk-test-123"),
+            Text::with_private("Stored the token.", "sk-test-123"),
+        ),
+        TurnSpec::simple(
+            Text::plain("Print it back."),
+            Text {
+                raw: "<private>sk-test-123</private>".into(),
+                clean: String::new(),
+            },
+        ),
+        TurnSpec::simple(Text::plain("yes"), answer(5)),
+    ];
+    for (i, t) in r.iter_mut().enumerate() {
+        t.reminder_after = i % 2 == 0;
+        t.blocks = i == 5;
+    }
+    out.push(session("repeated_private", 6, r));
+
+    // A partial last line: ZCode is still writing the final answer of the last turn.
+    let mut p = session(
+        "partial_last_line",
+        7,
+        vec![
+            TurnSpec::with_tools(Text::plain("Add a test for recovery."), 1, true, answer(0)),
+            TurnSpec::with_tools(Text::plain("Now make it pass."), 2, true, answer(1)),
+        ],
+    );
+    p.partial_last_line = true;
+    out.push(p);
+
+    // Everything at once, with realistic line sizes.
+    let mut long = random(8, 30);
+    long.name = "long".to_owned();
+    long.heavy = true;
+    long.tool_output_bytes = 600;
+    out.push(long);
+    out
+}
+
+/// A random session of `turns` turns mixing every scenario (for property tests).
+pub fn random(seed: u64, turns: usize) -> SessionSpec {
+    let mut rng = Rng::new(seed ^ 0x5EED);
+    let mut out = Vec::new();
+    for i in 0..turns {
+        let prompt = match rng.below(8) {
+            0 => Text::plain("continue"),
+            1 => Text::with_recall(&format!("Recall-wrapped prompt {i}.")),
+            2 => Text::with_private(&format!("Prompt {i} with a secret:"), "hunter2"),
+            _ => Text::plain(&format!("Prompt number {i}: do task {}.", rng.below(1000))),
+        };
+        let tools = if rng.chance(60) {
+            1 + rng.below(3) as usize
+        } else {
+            0
+        };
+        let mut t = TurnSpec::with_tools(prompt, tools, rng.chance(50), answer(i));
+        t.reminder_after = rng.chance(30);
+        t.blocks = rng.chance(15);
+        t.window = match rng.below(10) {
+            0 | 1 => Window::Tail(2 + rng.below(4) as usize),
+            2 if i > 0 => Window::TailWithoutPrompt,
+            _ => Window::Full,
+        };
+        for c in &mut t.calls {
+            c.retry = rng.chance(10);
+            c.title_after = i < 2 && rng.chance(50);
+        }
+        if rng.chance(10) {
+            if let Some(c) = t.calls.last_mut() {
+                c.finish = Finish::Interrupted;
+                c.text = if rng.chance(50) {
+                    Text::plain("Partial answer so far")
+                } else {
+                    Text::plain("")
+                };
+            }
+        }
+        out.push(t);
+    }
+    let mut s = session(&format!("random_{seed}"), seed, out);
+    s.partial_last_line = rng.chance(30);
+    s
+}
+
+/// The benchmark input: 240 turns, 3 calls per tool-using turn (two of every three
+/// turns), realistic line sizes; `tool_output_bytes` scales the total size (see
+/// `gen-sessions --big`).
+pub fn big(tool_output_bytes: usize) -> SessionSpec {
+    let mut turns = Vec::new();
+    for i in 0..240 {
+        let prompt = Text::plain(&format!("Task {i}: change the module and run the checks."));
+        let mut t = if i % 3 == 2 {
+            TurnSpec::simple(prompt, answer(i))
+        } else {
+            TurnSpec::with_tools(prompt, 2, i % 2 == 0, answer(i))
+        };
+        t.reminder_after = i % 5 == 0;
+        if let Some(c) = t.calls.first_mut() {
+            c.retry = i % 40 == 7;
+            c.title_after = i == 0;
+        }
+        turns.push(t);
+    }
+    SessionSpec {
+        name: "big".to_owned(),
+        seed: 240,
+        turns,
+        tool_output_bytes,
+        partial_last_line: false,
+        heavy: true,
+    }
+}
