@@ -14,7 +14,7 @@ use crate::common::{collect, golden_copy};
 
 fn tmp_journal() -> (tempfile::TempDir, Journal) {
     let t = tempfile::tempdir().unwrap();
-    let j = Journal::open(&t.path().join("j"), Options::default()).unwrap();
+    let j = Journal::open(&t.path().join("j"), crate::common::patient()).unwrap();
     (t, j)
 }
 
