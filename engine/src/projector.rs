@@ -488,7 +488,10 @@ impl State {
             self.malformed_hooks += 1;
         }
         let Some(kind) = h.kind else { return };
-        *self.hook_counts.entry(kind.as_str().to_string()).or_insert(0) += 1;
+        *self
+            .hook_counts
+            .entry(kind.as_str().to_string())
+            .or_insert(0) += 1;
         let turn = h.turn_id.as_deref().or(h.trace_id.as_deref());
         match kind {
             HookKind::SessionStart => {
@@ -604,10 +607,8 @@ impl State {
     }
 
     fn fail_send(&mut self, send: &SendRecord, status: u16, retryable: bool, error: &str) {
-        if status == 404 || status == 405 {
-            if !send.single {
-                self.batch_unsupported = true;
-            }
+        if (status == 404 || status == 405) && !send.single {
+            self.batch_unsupported = true;
         }
         for k in &send.keys {
             let Some(r) = self.messages.get_mut(k) else {

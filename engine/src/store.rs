@@ -71,6 +71,9 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// A journal record and its decoding.
+pub type DecodedRecord = (Position, Result<Envelope, CodecError>);
+
 /// One session's journal.
 pub struct SessionStore {
     journal: Journal,
@@ -213,7 +216,7 @@ impl SessionStore {
 
     /// Every decodable event with its position (for `ovreplay dump` / `why`),
     /// from the first segment still on disk.
-    pub fn events(&self) -> Result<Vec<(Position, Result<Envelope, CodecError>)>, StoreError> {
+    pub fn events(&self) -> Result<Vec<DecodedRecord>, StoreError> {
         let reader = self.journal.reader().map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for frame in reader.frames() {

@@ -97,7 +97,9 @@ mod tests {
             let line = context(HookEvent::SessionStart, &text, 32768).expect("fits");
             assert!(line.len() < 32768, "{} bytes", line.len());
             let v: Value = serde_json::from_str(&line).expect("valid json");
-            let ctx = v["hookSpecificOutput"]["additionalContext"].as_str().expect("str");
+            let ctx = v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .expect("str");
             assert!(ctx.ends_with(CUT_MARKER));
         }
     }
