@@ -240,15 +240,33 @@ impl Client {
             Some(on_sent) => {
                 let (tx, rx) = std::sync::mpsc::channel();
                 let req = req.body(body::notifying(bytes, tx));
+                let mut signalled = false;
                 let sent = std::thread::scope(|s| {
                     let sender = s.spawn(move || req.send());
                     if rx.recv().is_ok() {
+                        signalled = true;
                         on_sent();
                     }
                     sender.join()
                 });
                 match sent {
-                    Ok(r) => r.map_err(|e| transport_error(&url, &e))?,
+                    Ok(Ok(r)) => r,
+                    // The body never fully left: the connection failed (refused, reset) or was never
+                    // made. reqwest then reports the body pump's error, which hides the connect error;
+                    // what matters to callers is that the server cannot have processed the request.
+                    Ok(Err(e)) if !signalled => {
+                        return Err(match transport_error(&url, &e) {
+                            ClientError::Timeout { url, .. } => {
+                                ClientError::Timeout { url, connect: true }
+                            }
+                            ClientError::Network { url, message }
+                            | ClientError::Unreachable { url, message } => {
+                                ClientError::Unreachable { url, message }
+                            }
+                            other => other,
+                        });
+                    }
+                    Ok(Err(e)) => return Err(transport_error(&url, &e)),
                     Err(_) => {
                         return Err(ClientError::Network {
                             url,
