@@ -213,6 +213,22 @@ impl Client {
         timeout: Option<Duration>,
         on_sent: Option<&dyn Fn()>,
     ) -> Result<Value, ClientError> {
+        let bytes = match body {
+            Some(b) => Some(serde_json::to_vec(b).map_err(|e| ClientError::Config(e.to_string()))?),
+            None => None,
+        };
+        self.call_raw(method, path, bytes, timeout, on_sent)
+    }
+
+    /// [`Client::call`] with an already serialised body (keeps the caller's key order).
+    pub(crate) fn call_raw(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        timeout: Option<Duration>,
+        on_sent: Option<&dyn Fn()>,
+    ) -> Result<Value, ClientError> {
         let url = format!("{}{}", self.base, path);
         let mut req = match method {
             Method::Get => self.http.get(&url),
@@ -221,16 +237,11 @@ impl Client {
         if let Some(t) = timeout {
             req = req.timeout(t);
         }
-        let bytes = match body {
-            Some(b) => serde_json::to_vec(b).map_err(|e| ClientError::Decode {
-                url: url.clone(),
-                message: e.to_string(),
-            })?,
-            None => Vec::new(),
-        };
+        let has_body = body.is_some();
+        let bytes = body.unwrap_or_default();
         let resp = match on_sent {
             None => {
-                if body.is_some() {
+                if has_body {
                     req = req.body(bytes);
                 }
                 req.send().map_err(|e| transport_error(&url, &e))?
