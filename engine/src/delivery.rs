@@ -605,6 +605,10 @@ pub trait WorkerContext {
     fn settings(&self, state: &State) -> DeliverySettings;
 }
 
+/// A worker rolls the journal to a snapshot segment once this many records
+/// follow the latest snapshot, so opening a long session stays cheap.
+pub const COMPACT_AFTER_RECORDS: u64 = 20_000;
+
 /// Runs the worker protocol on one session until no new events arrive.
 pub fn run_worker(
     store: &SessionStore,

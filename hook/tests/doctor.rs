@@ -311,5 +311,8 @@ fn journals_with_unsent_work_are_reported() {
         out.contains("warn session sess_doc: 2 message(s) unsent, 0 in doubt"),
         "{out}"
     );
-    assert!(out.contains("ok journals: 1 session(s); 2 message(s) waiting in 1"), "{out}");
+    assert!(
+        out.contains("ok journals: 1 session(s); 2 message(s) waiting in 1"),
+        "{out}"
+    );
 }

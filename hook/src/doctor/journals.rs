@@ -32,7 +32,11 @@ pub fn report(state_root: &Path) -> Vec<Check> {
         let folded = match SessionStore::open(dir).and_then(|s| s.fold()) {
             Ok(f) => f,
             Err(e) => {
-                out.push(Check::new(Level::Fail, format!("journal {name}"), e.to_string()));
+                out.push(Check::new(
+                    Level::Fail,
+                    format!("journal {name}"),
+                    e.to_string(),
+                ));
                 continue;
             }
         };
