@@ -31,9 +31,10 @@ pub fn safe_part(raw: &str) -> String {
     out
 }
 
-/// The OpenViking session id for a ZCode session: `zc-<safe id>`.
-pub fn openviking_session_id(native: &str) -> String {
-    format!("zc-{}", safe_part(native))
+/// The OpenViking session id of a harness session: `<harness prefix><safe id>`
+/// (ZCode's prefix is `zc-`, so `sess_42` becomes `zc-sess_42`).
+pub fn remote_session_id(prefix: &str, native: &str) -> String {
+    format!("{prefix}{}", safe_part(native))
 }
 
 /// Where a session id came from, when the payload carried none directly.
@@ -144,7 +145,7 @@ mod tests {
 
     #[test]
     fn openviking_id_is_prefixed_and_safe() {
-        assert_eq!(openviking_session_id("sess_42"), "zc-sess_42");
-        assert_eq!(openviking_session_id("a/b"), "zc-a-b");
+        assert_eq!(remote_session_id("zc-", "sess_42"), "zc-sess_42");
+        assert_eq!(remote_session_id("zc-", "a/b"), "zc-a-b");
     }
 }

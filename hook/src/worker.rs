@@ -16,18 +16,18 @@ use ov_engine::event::WorkerReason;
 use ov_engine::projector::State;
 use ov_engine::store::SessionStore;
 
-use crate::harness::zcode::rollout_source::ZcodeRollout;
+use crate::harness::{self, Harness};
 
-/// The ZCode worker context.
-pub struct ZcodeContext {
+/// A worker's context: configuration, client, and the session's harness.
+pub struct WorkerCtx {
     cfg: Config,
     client: Option<Client>,
     home: std::path::PathBuf,
 }
 
-impl ZcodeContext {
+impl WorkerCtx {
     /// Builds the context for a session whose last known cwd is `cwd`.
-    pub fn new(cwd: Option<&str>) -> ZcodeContext {
+    pub fn new(cwd: Option<&str>) -> WorkerCtx {
         let cfg = crate::hooks::load_config(cwd.unwrap_or("/"));
         let client = ov_engine::remote::client_for(&cfg).and_then(|r| match r {
             Ok(c) => Some(c),
@@ -36,7 +36,7 @@ impl ZcodeContext {
                 None
             }
         });
-        ZcodeContext {
+        WorkerCtx {
             cfg,
             client,
             home: ov_engine::paths::home_dir(),
@@ -44,12 +44,10 @@ impl ZcodeContext {
     }
 }
 
-impl WorkerContext for ZcodeContext {
+impl WorkerContext for WorkerCtx {
     fn transcript(&self, state: &State) -> Option<Box<dyn TranscriptSource>> {
         let sid = state.session_id.as_deref()?;
-        Some(Box::new(ZcodeRollout::new(
-            ov_engine::paths::zcode_rollout(&self.home, sid),
-        )))
+        harness_of(state).transcript(&self.home, sid)
     }
 
     fn transport(&self) -> Option<&dyn Transport> {
@@ -58,7 +56,7 @@ impl WorkerContext for ZcodeContext {
 
     fn settings(&self, state: &State) -> DeliverySettings {
         let sid = state.session_id.as_deref().unwrap_or("unknown");
-        let mut s = DeliverySettings::new(ov_engine::ids::openviking_session_id(sid));
+        let mut s = DeliverySettings::new(harness_of(state).remote_session_id(sid));
         s.capture_enabled = self.cfg.memory_enabled && self.cfg.capture.enabled;
         s.max_length = self.cfg.capture.max_length;
         s.commit_token_threshold = self.cfg.capture.commit_token_threshold;
@@ -67,13 +65,18 @@ impl WorkerContext for ZcodeContext {
     }
 }
 
+/// The harness that fed a session, by the name its hook events journaled.
+fn harness_of(state: &State) -> &'static dyn Harness {
+    harness::by_name(state.harness.as_deref())
+}
+
 /// Runs the worker protocol on one session directory (name under `journals/`).
 pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow::Result<()> {
     let dir = ov_engine::paths::journals_dir(root).join(ov_engine::ids::safe_part(dir_name));
     let store = SessionStore::open_with(&dir, Duration::from_secs(5))
         .with_context(|| format!("could not open {}", dir.display()))?;
     let state = store.fold()?.state;
-    let ctx = ZcodeContext::new(state.cwd.as_deref());
+    let ctx = WorkerCtx::new(state.cwd.as_deref());
     let wait = match reason {
         WorkerReason::Stop => Duration::from_millis(20),
         WorkerReason::Drain => Duration::from_secs(10),

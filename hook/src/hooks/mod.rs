@@ -18,11 +18,12 @@ use ov_engine::event::{Event, HookKind, HookReceived};
 use ov_engine::store::SessionStore;
 use ov_journal::Durability;
 
-use crate::harness::zcode::wire::{self, HookInput};
-use crate::harness::HookEvent;
+use crate::harness::{self, Harness, HookEvent, HookInput};
 
 /// What every hook knows about its invocation.
 pub struct Invocation {
+    /// The harness that fired the hook.
+    pub harness: &'static dyn Harness,
     /// The parsed payload.
     pub input: HookInput,
     /// The native session id (payload, else the anchor's fallbacks).
@@ -35,8 +36,9 @@ pub struct Invocation {
 
 impl Invocation {
     fn read() -> Invocation {
-        let (raw, truncated) = wire::read_stdin();
-        let input = wire::parse(&raw, truncated);
+        let harness = harness::current();
+        let (raw, truncated) = harness::input::read_stdin();
+        let input = harness.parse(&raw, truncated);
         let cwd = input.cwd.clone().unwrap_or_else(|| {
             std::env::current_dir()
                 .map(|p| p.display().to_string())
@@ -48,6 +50,7 @@ impl Invocation {
             &cwd,
         );
         Invocation {
+            harness,
             input,
             session_id,
             cwd,
@@ -66,7 +69,7 @@ impl Invocation {
         let i = &self.input;
         HookReceived {
             kind: Some(kind),
-            harness: "zcode".into(),
+            harness: self.harness.name().into(),
             session_id: Some(self.session_id.clone()),
             turn_id: i.turn_id.clone(),
             trace_id: i.trace_id.clone(),

@@ -4,7 +4,6 @@ use ov_engine::event::{Event, HookKind};
 use ov_journal::Durability;
 
 use super::{journal, load_config, Invocation};
-use crate::harness::zcode::output;
 use crate::harness::HookEvent;
 
 /// How long a server that rejected the context face (tier 1) is assumed not to have it.
@@ -47,7 +46,9 @@ pub fn handle(inv: &Invocation) -> Option<String> {
             },
             Durability::Buffered,
         );
-        return output::context(HookEvent::UserPromptSubmit, &block?, max);
+        return inv
+            .harness
+            .context_output(HookEvent::UserPromptSubmit, &block?, max);
     }
     let now = ov_engine::store::now_ms();
     if state.backing_off(now) {
@@ -55,7 +56,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     }
     let client = ov_engine::remote::client_for(&cfg)?.ok()?;
     let mut req = ov_engine::client::RecallRequest::new(prompt, cfg.network.recall_budget());
-    req.session_id = Some(ov_engine::ids::openviking_session_id(&inv.session_id));
+    req.session_id = Some(inv.harness.remote_session_id(&inv.session_id));
     req.limit = Some(cfg.recall.max_items as usize);
     req.score_threshold = cfg.recall.score_threshold;
     req.peer_scope_actor = cfg.recall.peer_scope == ov_engine::config::PeerScope::Actor;
@@ -80,7 +81,8 @@ pub fn handle(inv: &Invocation) -> Option<String> {
                 },
                 Durability::Buffered,
             );
-            output::context(HookEvent::UserPromptSubmit, &outcome.block?, max)
+            inv.harness
+                .context_output(HookEvent::UserPromptSubmit, &outcome.block?, max)
         }
         Err(e) => {
             if e.is_unreachable() || e.status() == 0 {

@@ -5,7 +5,6 @@ use ov_engine::event::{Event, HookKind};
 use ov_journal::Durability;
 
 use super::{journal, load_config, Invocation};
-use crate::harness::zcode::output;
 use crate::harness::HookEvent;
 
 /// Handles a SessionStart; returns the output line, if any.
@@ -38,7 +37,8 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         Ok(block) => {
             let bytes = block.as_ref().map_or(0, |b| b.len() as u64);
             journal(&store, Event::ProfileServed { bytes }, Durability::Buffered);
-            output::context(HookEvent::SessionStart, &block?, cfg.hooks.max_output_bytes)
+            inv.harness
+                .context_output(HookEvent::SessionStart, &block?, cfg.hooks.max_output_bytes)
         }
         Err(e) => {
             if e.is_unreachable() || e.status() == 0 {

@@ -6,7 +6,6 @@ use ov_engine::event::{Event, HookKind};
 use ov_journal::Durability;
 
 use super::{journal, pre_tool_use, Invocation};
-use crate::harness::zcode::output;
 
 /// ZCode's default output cap; a deny reason is far below it.
 const DEFAULT_MAX_OUTPUT: usize = 32768;
@@ -22,5 +21,5 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         received.denied_uri = reason.as_deref().map(pre_tool_use::uri_in_reason);
         journal(&store, Event::HookReceived(received), Durability::Buffered);
     }
-    output::deny(&reason?, DEFAULT_MAX_OUTPUT)
+    inv.harness.deny_output(&reason?, DEFAULT_MAX_OUTPUT)
 }

@@ -8,39 +8,9 @@
 
 use serde_json::{Map, Value};
 
-/// Largest payload read from stdin; the rest is drained and ignored.
-pub const MAX_PAYLOAD: usize = 16 << 20;
+pub use crate::harness::HookInput;
 
-/// The fields ovhook uses from a hook payload.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct HookInput {
-    /// `session_id` / `sessionId` / `conversation_id`.
-    pub session_id: Option<String>,
-    /// `turnId` / `turn_id`.
-    pub turn_id: Option<String>,
-    /// `traceId` / `trace_id`.
-    pub trace_id: Option<String>,
-    /// `cwd`, else the first of `workspace_roots` / `workspaceRoots`.
-    pub cwd: Option<String>,
-    /// UserPromptSubmit's prompt.
-    pub prompt: Option<String>,
-    /// Stop's final answer: `responseText`, else `responsePreview`, else the other known names.
-    pub response_text: Option<String>,
-    /// SessionStart's `source`.
-    pub source: Option<String>,
-    /// PreToolUse's tool name.
-    pub tool_name: Option<String>,
-    /// PreToolUse's tool input.
-    pub tool_input: Option<Value>,
-    /// `transcript_path` / `transcriptPath`.
-    pub transcript_path: Option<String>,
-    /// Stop's `toolCallCount`.
-    pub tool_call_count: Option<u64>,
-    /// Bytes of payload received.
-    pub raw_len: u64,
-    /// What was wrong with the payload, if anything.
-    pub malformed: Option<String>,
-}
+pub use crate::harness::input::MAX_PAYLOAD;
 
 const SESSION_KEYS: &[&str] = &[
     "session_id",
@@ -172,28 +142,6 @@ fn kind(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-/// Reads stdin up to [`MAX_PAYLOAD`] bytes, draining the rest. Returns the bytes
-/// and whether the payload was cut.
-pub fn read_stdin() -> (Vec<u8>, bool) {
-    use std::io::Read;
-    let mut buf = Vec::with_capacity(4096);
-    let stdin = std::io::stdin();
-    let mut lock = stdin.lock();
-    let limit = u64::try_from(MAX_PAYLOAD).unwrap_or(u64::MAX);
-    if lock.by_ref().take(limit).read_to_end(&mut buf).is_err() {
-        return (buf, false);
-    }
-    let mut sink = [0u8; 8192];
-    let mut truncated = false;
-    while let Ok(n) = lock.read(&mut sink) {
-        if n == 0 {
-            break;
-        }
-        truncated = true;
-    }
-    (buf, truncated)
 }
 
 #[cfg(test)]
