@@ -266,7 +266,7 @@ pub struct Entry {
 #[derive(Debug, Clone)]
 pub enum EntryContent {
     /// An event record.
-    Event(Envelope),
+    Event(Box<Envelope>),
     /// A state snapshot (the first frame of a compacted segment).
     Snapshot(Box<State>),
     /// A record or snapshot that does not decode.
@@ -339,7 +339,7 @@ impl JournalView {
     /// The decoded events, with their positions.
     pub fn events(&self) -> impl Iterator<Item = (Position, &Envelope)> {
         self.entries.iter().filter_map(|e| match &e.content {
-            EntryContent::Event(env) => Some((e.position, env)),
+            EntryContent::Event(env) => Some((e.position, &**env)),
             _ => None,
         })
     }
@@ -399,7 +399,7 @@ pub fn read_from(
         }
         let content = match frame.kind {
             FrameKind::Record => match codec::decode_event(frame.payload) {
-                Ok(env) => EntryContent::Event(env),
+                Ok(env) => EntryContent::Event(Box::new(env)),
                 Err(e) => EntryContent::Undecodable {
                     snapshot: false,
                     reason: e.to_string(),
@@ -464,4 +464,60 @@ pub fn compact(dir: &Path) -> anyhow::Result<Compacted> {
 /// Session journal directories under a state root.
 pub fn session_dirs(root: &Path) -> Vec<PathBuf> {
     ov_engine::store::session_dirs(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn golden(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/journals")
+            .join(name)
+    }
+
+    fn state_root_with(name: &str, session: &str) -> tempfile::TempDir {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let to = ov_engine::paths::journal_dir(tmp.path(), session);
+        std::fs::create_dir_all(&to).expect("mkdir");
+        for e in std::fs::read_dir(golden(name)).expect("golden") {
+            let p = e.expect("entry").path();
+            std::fs::copy(&p, to.join(p.file_name().expect("name"))).expect("copy");
+        }
+        tmp
+    }
+
+    #[test]
+    fn pending_turns_counts_turns_not_acknowledged() {
+        // Two pending messages of one turn.
+        let root = state_root_with("unreachable", "sess_offline");
+        assert_eq!(pending_turns(root.path(), "sess_offline"), Some(1));
+        // One turn acknowledged, one in doubt.
+        let root = state_root_with("in_doubt", "sess_doubt");
+        assert_eq!(pending_turns(root.path(), "sess_doubt"), Some(1));
+        // Set aside counts as settled.
+        let root = state_root_with("set_aside", "sess_aside");
+        assert_eq!(pending_turns(root.path(), "sess_aside"), Some(0));
+        assert_eq!(pending_turns(root.path(), "sess_none"), None);
+    }
+
+    #[test]
+    fn fold_of_the_view_equals_the_store_fold() {
+        for name in ["clean", "in_doubt", "set_aside", "unreachable", "no_stop"] {
+            let tmp = tempfile::tempdir().expect("tempdir");
+            let dir = tmp.path().join(name);
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            for e in std::fs::read_dir(golden(name)).expect("golden") {
+                let p = e.expect("entry").path();
+                std::fs::copy(&p, dir.join(p.file_name().expect("name"))).expect("copy");
+            }
+            let view = read_journal(&dir).expect("read").fold();
+            let store = ov_engine::store::SessionStore::open(&dir)
+                .expect("open")
+                .fold()
+                .expect("fold");
+            assert_eq!(view.state, store.state, "{name}");
+            assert_eq!(view.skipped.len(), store.skipped.len(), "{name}");
+        }
+    }
 }

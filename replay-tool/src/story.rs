@@ -109,7 +109,20 @@ pub fn tell(view: &JournalView, turn_id: &str) -> Story {
             });
         }
     }
-    let mut sends: BTreeSet<u64> = BTreeSet::new();
+    // Sends still open in the snapshot that carry this turn's keys.
+    let mut sends: BTreeSet<u64> = state
+        .sends
+        .iter()
+        .filter(|(_, s)| {
+            s.keys.iter().any(|k| {
+                state
+                    .messages
+                    .get(k)
+                    .is_some_and(|r| r.turn_id.as_deref() == Some(turn_id))
+            })
+        })
+        .map(|(id, _)| *id)
+        .collect();
     let mut covering_commits: BTreeSet<u64> = BTreeSet::new();
     let mut committed_by: Option<u64> = None;
     let mut unreachable_since: Option<u64> = None;

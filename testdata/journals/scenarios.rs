@@ -25,7 +25,7 @@ pub const ROLLOUT: &str = "/home/dev/.zcode/cli/rollout/model-io-sess_golden.jso
 /// One frame to write.
 pub enum Record {
     /// An event.
-    Event(Envelope),
+    Event(Box<Envelope>),
     /// Raw payload bytes (an undecodable record).
     Raw(Vec<u8>),
 }
@@ -58,11 +58,11 @@ impl B {
 
     fn push(&mut self, step_ms: u64, pid: u32, event: Event) -> &mut B {
         self.at += step_ms;
-        self.records.push(Record::Event(Envelope {
+        self.records.push(Record::Event(Box::new(Envelope {
             at_ms: self.at,
             pid,
             event,
-        }));
+        })));
         self
     }
 
