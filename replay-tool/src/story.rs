@@ -663,6 +663,10 @@ fn verdict(
         Some(c) => format!("committed by commit {c}"),
         None => match &state.commit.in_flight {
             Some(f) => format!("commit {} in flight, not yet confirmed", f.commit_id),
+            // Compacted away: the count of acknowledged messages no commit covers still tells.
+            None if state.commit.commits_ok > 0 && state.commit.uncommitted() == 0 => {
+                "committed (by a commit before the compaction snapshot)".into()
+            }
             None => "not committed yet".into(),
         },
     };
