@@ -212,7 +212,10 @@ mod tests {
             decode_snapshot(&buf),
             Err(CodecError::WrongTag { .. })
         ));
-        assert!(matches!(decode_event(&[1]), Err(CodecError::TooShort { .. })));
+        assert!(matches!(
+            decode_event(&[1]),
+            Err(CodecError::TooShort { .. })
+        ));
         let mut trailing = buf.clone();
         trailing.push(0);
         assert!(matches!(

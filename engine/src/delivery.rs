@@ -132,6 +132,9 @@ pub struct DeliverySettings {
     pub max_requests: usize,
     /// Transient failures (5xx, 408, 429, lost replies) retried within one run.
     pub transient_retries: u32,
+    /// Try the server even inside the unreachable back-off window (a drain
+    /// must finish all unfinished work; a Stop worker respects the window).
+    pub ignore_backoff: bool,
 }
 
 impl DeliverySettings {
@@ -148,6 +151,7 @@ impl DeliverySettings {
             batch_max_bytes: 4 << 20,
             max_requests: 200,
             transient_retries: 3,
+            ignore_backoff: false,
         }
     }
 }
@@ -201,7 +205,7 @@ pub fn deliver(
     };
     let mut report = RunReport::default();
     let mut transport = transport;
-    if transport.is_some() && run.state.backing_off(now_ms()) {
+    if transport.is_some() && !settings.ignore_backoff && run.state.backing_off(now_ms()) {
         transport = None;
     }
 
@@ -223,7 +227,10 @@ pub fn deliver(
         let planned = plan(&run.state, settings);
         if !planned.is_empty() {
             report.planned = planned.len();
-            run.append(Event::MessagesPlanned { messages: planned }, Durability::Buffered)?;
+            run.append(
+                Event::MessagesPlanned { messages: planned },
+                Durability::Buffered,
+            )?;
         }
     }
     failpoint::hit(failpoint::AFTER_PLAN);
@@ -288,7 +295,10 @@ fn reconcile(
         )?;
     }
     if let Some(inflight) = run.state.commit.in_flight.clone() {
-        let applied = match (inflight.commit_count_before, t.commit_count(&settings.remote_session)) {
+        let applied = match (
+            inflight.commit_count_before,
+            t.commit_count(&settings.remote_session),
+        ) {
             (Some(before), Ok(Some(now))) => now > before,
             (_, Err(e)) if e.unreachable || e.status == 0 => {
                 run.append(unreachable_event(&e, settings), Durability::Buffered)?;
@@ -343,9 +353,11 @@ pub fn classify_in_doubt(
 }
 
 fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(), RunError> {
-    let resume = run.state.rollout.as_ref().and_then(|p| {
-        (p.path == source.path()).then_some((p.identity, p.offset))
-    });
+    let resume = run
+        .state
+        .rollout
+        .as_ref()
+        .and_then(|p| (p.path == source.path()).then_some((p.identity, p.offset)));
     match source.read(resume) {
         Ok(Some(chunk)) => {
             let moved = chunk.rescanned
@@ -378,7 +390,8 @@ fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(
 pub fn plan(state: &State, settings: &DeliverySettings) -> Vec<PlannedMessage> {
     let mut out = Vec::new();
     for c in state.book.candidates() {
-        if state.messages.contains_key(&c.key) || out.iter().any(|m: &PlannedMessage| m.key == c.key)
+        if state.messages.contains_key(&c.key)
+            || out.iter().any(|m: &PlannedMessage| m.key == c.key)
         {
             continue;
         }
@@ -414,7 +427,8 @@ fn next_request(state: &State, settings: &DeliverySettings) -> Option<(Vec<Dedup
             break;
         }
         let len = r.content.as_deref().map_or(0, str::len) + 64;
-        if !keys.is_empty() && (keys.len() >= settings.batch_max || bytes + len > settings.batch_max_bytes)
+        if !keys.is_empty()
+            && (keys.len() >= settings.batch_max || bytes + len > settings.batch_max_bytes)
         {
             break;
         }
@@ -591,6 +605,10 @@ pub trait WorkerContext {
     fn settings(&self, state: &State) -> DeliverySettings;
 }
 
+/// A worker rolls the journal to a snapshot segment once this many records
+/// follow the latest snapshot, so opening a long session stays cheap.
+pub const COMPACT_AFTER_RECORDS: u64 = 20_000;
+
 /// Runs the worker protocol on one session until no new events arrive.
 pub fn run_worker(
     store: &SessionStore,
@@ -627,16 +645,28 @@ pub fn run_worker(
         let transcript = ctx.transcript(&state);
         let mut settings = ctx.settings(&state);
         settings.force_commit |= reason == WorkerReason::Drain;
-        reports.push(deliver(store, transcript.as_deref(), ctx.transport(), &settings)?);
-        let end_after = store.journal().end().map_err(|source| StoreError::Journal {
-            path: store.dir().to_path_buf(),
-            source,
-        })?;
+        settings.ignore_backoff |= reason == WorkerReason::Drain;
+        reports.push(deliver(
+            store,
+            transcript.as_deref(),
+            ctx.transport(),
+            &settings,
+        )?);
+        let end_after = store
+            .journal()
+            .end()
+            .map_err(|source| StoreError::Journal {
+                path: store.dir().to_path_buf(),
+                source,
+            })?;
         drop(lock);
-        let end_now = store.journal().end().map_err(|source| StoreError::Journal {
-            path: store.dir().to_path_buf(),
-            source,
-        })?;
+        let end_now = store
+            .journal()
+            .end()
+            .map_err(|source| StoreError::Journal {
+                path: store.dir().to_path_buf(),
+                source,
+            })?;
         if end_now == end_after || reports.len() >= 16 {
             return Ok(reports);
         }

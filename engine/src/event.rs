@@ -289,9 +289,10 @@ impl Event {
             Event::RolloutRead { chunk, .. } => {
                 chunk.fragments.iter().map(|f| f.turn_id.as_str()).collect()
             }
-            Event::MessagesPlanned { messages } => {
-                messages.iter().filter_map(|m| m.turn_id.as_deref()).collect()
-            }
+            Event::MessagesPlanned { messages } => messages
+                .iter()
+                .filter_map(|m| m.turn_id.as_deref())
+                .collect(),
             Event::RecallServed { turn_id, .. } => turn_id.as_deref().into_iter().collect(),
             _ => Vec::new(),
         }

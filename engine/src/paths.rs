@@ -80,7 +80,10 @@ mod tests {
     fn state_root_precedence() {
         let home = Path::new("/h");
         let none = |_: &str| None;
-        assert_eq!(state_root_from(&none, home), PathBuf::from("/h/.openviking/ovhook"));
+        assert_eq!(
+            state_root_from(&none, home),
+            PathBuf::from("/h/.openviking/ovhook")
+        );
         let ov = |k: &str| (k == "OPENVIKING_HOME").then(|| "/ov".to_string());
         assert_eq!(state_root_from(&ov, home), PathBuf::from("/ov/ovhook"));
         let both = |k: &str| match k {

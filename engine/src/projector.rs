@@ -488,7 +488,10 @@ impl State {
             self.malformed_hooks += 1;
         }
         let Some(kind) = h.kind else { return };
-        *self.hook_counts.entry(kind.as_str().to_string()).or_insert(0) += 1;
+        *self
+            .hook_counts
+            .entry(kind.as_str().to_string())
+            .or_insert(0) += 1;
         let turn = h.turn_id.as_deref().or(h.trace_id.as_deref());
         match kind {
             HookKind::SessionStart => {
@@ -551,14 +554,26 @@ impl State {
         let order = self.next_order;
         self.next_order += 1;
         self.order.insert(order, m.key.clone());
+        // A message left empty by removing `<private>` spans is never sent.
+        let (status, content) = if m.content.trim().is_empty() {
+            (
+                MessageStatus::SetAside {
+                    status: 0,
+                    error: "nothing left to send after removing <private> spans".into(),
+                },
+                None,
+            )
+        } else {
+            (MessageStatus::Pending, Some(m.content.clone()))
+        };
         self.messages.insert(
             m.key.clone(),
             MessageRecord {
                 order,
                 turn_id: m.turn_id.clone(),
                 role: m.role,
-                status: MessageStatus::Pending,
-                content: Some(m.content.clone()),
+                status,
+                content,
                 content_len: m.content.len() as u64,
                 interrupted: m.interrupted,
                 failures: 0,
@@ -592,10 +607,8 @@ impl State {
     }
 
     fn fail_send(&mut self, send: &SendRecord, status: u16, retryable: bool, error: &str) {
-        if status == 404 || status == 405 {
-            if !send.single {
-                self.batch_unsupported = true;
-            }
+        if (status == 404 || status == 405) && !send.single {
+            self.batch_unsupported = true;
         }
         for k in &send.keys {
             let Some(r) = self.messages.get_mut(k) else {

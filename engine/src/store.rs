@@ -61,6 +61,10 @@ pub struct Folded {
     pub skipped: Vec<SkippedRecord>,
     /// Whether the fold started from a snapshot.
     pub from_snapshot: bool,
+    /// Segment of the snapshot the fold started from.
+    pub snapshot_segment: Option<u64>,
+    /// Records folded after that snapshot (or from the start).
+    pub records_after_snapshot: u64,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -70,6 +74,9 @@ pub fn now_ms() -> u64 {
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(0)
 }
+
+/// A journal record and its decoding.
+pub type DecodedRecord = (Position, Result<Envelope, CodecError>);
 
 /// One session's journal.
 pub struct SessionStore {
@@ -94,11 +101,82 @@ impl SessionStore {
             lock_timeout,
             ..Options::default()
         };
-        let journal = Journal::open(dir, opts).map_err(|source| StoreError::Journal {
+        match Journal::open(dir, opts.clone()) {
+            Ok(journal) => Ok(SessionStore { journal }),
+            Err(ov_journal::Error::Corruption { offset, kind, .. }) => Self::quarantine(
+                dir,
+                opts,
+                &format!("corruption at offset {offset}: {kind:?}"),
+            ),
+            Err(source) => Err(StoreError::Journal {
+                path: dir.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    /// A journal whose active segment is corrupt can take no appends. Its
+    /// readable prefix is folded, the directory moved aside to
+    /// `<dir>.corrupt-<ms>` (kept for `ovreplay`), and a fresh journal starts
+    /// with a snapshot of that state. Events after the damage are unknown, so
+    /// every message not known to be acknowledged is put in doubt: the next
+    /// worker asks the server what it holds before sending anything.
+    fn quarantine(dir: &Path, opts: Options, why: &str) -> Result<SessionStore, StoreError> {
+        let jerr = |source| StoreError::Journal {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let state = ov_journal::Reader::open(dir, opts.lock_timeout)
+            .map(|r| fold_reader(&r).state)
+            .unwrap_or_default();
+        let aside = dir.with_extension(format!("corrupt-{}", now_ms()));
+        std::fs::rename(dir, &aside).map_err(|source| StoreError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
-        Ok(SessionStore { journal })
+        log::warn!(
+            "journal {}: {why}; moved to {} and restarted from its readable prefix",
+            dir.display(),
+            aside.display()
+        );
+        let journal = Journal::open(dir, opts).map_err(jerr)?;
+        let store = SessionStore { journal };
+        let mut buf = Vec::new();
+        codec::encode_snapshot(&state, &mut buf).map_err(StoreError::Encode)?;
+        store.journal.roll_with_snapshot(&buf).map_err(jerr)?;
+        let unsettled: Vec<_> = state.outbox().into_iter().map(|(k, _)| k.clone()).collect();
+        let mut events = vec![Event::Problem {
+            context: "journal".into(),
+            message: format!("{why}; restarted from {}", aside.display()),
+        }];
+        if !unsettled.is_empty() {
+            events.push(Event::SendStarted {
+                send_id: state.next_send_id,
+                keys: unsettled,
+                single: false,
+            });
+        }
+        store.append_all(events, Durability::Sync)?;
+        Ok(store)
+    }
+
+    /// Folds and, when more than `threshold` events follow the latest
+    /// snapshot, rolls to a new snapshot segment and removes segments older
+    /// than the previous snapshot (one generation of history is kept for
+    /// `ovreplay`). Returns true when it compacted.
+    pub fn compact_if_longer_than(&self, threshold: u64) -> Result<bool, StoreError> {
+        let folded = self.fold()?;
+        if folded.records_after_snapshot <= threshold {
+            return Ok(false);
+        }
+        let previous = folded.snapshot_segment;
+        self.compact()?;
+        if let Some(seg) = previous {
+            self.journal
+                .remove_segments_before(seg)
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(true)
     }
 
     /// The journal directory.
@@ -165,55 +243,12 @@ impl SessionStore {
     /// Folds the whole journal, starting from the latest snapshot.
     pub fn fold(&self) -> Result<Folded, StoreError> {
         let reader = self.journal.reader().map_err(|e| self.err(e))?;
-        let mut skipped = Vec::new();
-        let (mut state, start, from_snapshot) = match reader.latest_snapshot() {
-            Some(frame) => match codec::decode_snapshot(frame.payload) {
-                Ok(state) => (state, frame.position, true),
-                Err(e) => {
-                    skipped.push(SkippedRecord {
-                        position: frame.position,
-                        reason: format!("snapshot: {e}"),
-                    });
-                    (State::default(), reader.start(), false)
-                }
-            },
-            None => (State::default(), reader.start(), false),
-        };
-        let mut end = start;
-        for frame in reader.frames_from(start) {
-            let frame = match frame {
-                Ok(f) => f,
-                Err(e) => {
-                    skipped.push(SkippedRecord {
-                        position: end,
-                        reason: format!("read stopped: {e}"),
-                    });
-                    break;
-                }
-            };
-            end = frame.position;
-            if frame.kind != FrameKind::Record {
-                continue;
-            }
-            match codec::decode_event(frame.payload) {
-                Ok(env) => state.apply(&env),
-                Err(e) => skipped.push(SkippedRecord {
-                    position: frame.position,
-                    reason: e.to_string(),
-                }),
-            }
-        }
-        Ok(Folded {
-            state,
-            end: reader.end(),
-            skipped,
-            from_snapshot,
-        })
+        Ok(fold_reader(&reader))
     }
 
     /// Every decodable event with its position (for `ovreplay dump` / `why`),
     /// from the first segment still on disk.
-    pub fn events(&self) -> Result<Vec<(Position, Result<Envelope, CodecError>)>, StoreError> {
+    pub fn events(&self) -> Result<Vec<DecodedRecord>, StoreError> {
         let reader = self.journal.reader().map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for frame in reader.frames() {
@@ -234,6 +269,59 @@ impl SessionStore {
         self.journal
             .roll_with_snapshot(&buf)
             .map_err(|e| self.err(e))
+    }
+}
+
+/// Folds what a reader sees: the latest snapshot, then every record after it.
+/// A read error ends the fold (reported in `skipped`); an undecodable record is skipped.
+pub fn fold_reader(reader: &ov_journal::Reader) -> Folded {
+    let mut skipped = Vec::new();
+    let mut records_after_snapshot = 0u64;
+    let (mut state, start, from_snapshot) = match reader.latest_snapshot() {
+        Some(frame) => match codec::decode_snapshot(frame.payload) {
+            Ok(state) => (state, frame.position, true),
+            Err(e) => {
+                skipped.push(SkippedRecord {
+                    position: frame.position,
+                    reason: format!("snapshot: {e}"),
+                });
+                (State::default(), reader.start(), false)
+            }
+        },
+        None => (State::default(), reader.start(), false),
+    };
+    let mut end = start;
+    for frame in reader.frames_from(start) {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(e) => {
+                skipped.push(SkippedRecord {
+                    position: end,
+                    reason: format!("read stopped: {e}"),
+                });
+                break;
+            }
+        };
+        end = frame.position;
+        if frame.kind != FrameKind::Record {
+            continue;
+        }
+        records_after_snapshot += 1;
+        match codec::decode_event(frame.payload) {
+            Ok(env) => state.apply(&env),
+            Err(e) => skipped.push(SkippedRecord {
+                position: frame.position,
+                reason: e.to_string(),
+            }),
+        }
+    }
+    Folded {
+        state,
+        end: reader.end(),
+        skipped,
+        snapshot_segment: from_snapshot.then_some(start.segment),
+        from_snapshot,
+        records_after_snapshot,
     }
 }
 

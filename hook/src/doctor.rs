@@ -110,12 +110,9 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     out
 }
 
-/// `$OVHOOK_STATE_DIR`, else `$OPENVIKING_HOME/ovhook`, else `~/.openviking/ovhook`.
+/// The state root as the hooks see it, from the doctor's environment snapshot.
 fn state_root(ctx: &LoadContext) -> PathBuf {
-    match ctx.var("OVHOOK_STATE_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => ctx.openviking_home().join("ovhook"),
-    }
+    ov_engine::paths::state_root_from(&|k| ctx.var(k).map(str::to_string), &ctx.home)
 }
 
 fn zcode_checks(path: &Path) -> Vec<Check> {

@@ -41,7 +41,11 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         println!(
             "drained {} session(s): {pending} message(s) still pending, {aside} set aside{}",
             dirs.len(),
-            if failed > 0 { format!(", {failed} failed") } else { String::new() }
+            if failed > 0 {
+                format!(", {failed} failed")
+            } else {
+                String::new()
+            }
         );
     }
     Ok(i32::from(failed > 0))

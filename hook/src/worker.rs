@@ -47,9 +47,9 @@ impl ZcodeContext {
 impl WorkerContext for ZcodeContext {
     fn transcript(&self, state: &State) -> Option<Box<dyn TranscriptSource>> {
         let sid = state.session_id.as_deref()?;
-        Some(Box::new(ZcodeRollout::new(ov_engine::paths::zcode_rollout(
-            &self.home, sid,
-        ))))
+        Some(Box::new(ZcodeRollout::new(
+            ov_engine::paths::zcode_rollout(&self.home, sid),
+        )))
     }
 
     fn transport(&self) -> Option<&dyn Transport> {

@@ -274,3 +274,45 @@ fn unreachable_server_fails_fast() {
         "{out}"
     );
 }
+
+fn run_hook(home: &Path, cmd: &str, payload: &str) {
+    Command::cargo_bin("ovhook")
+        .expect("binary")
+        .env_clear()
+        .env("HOME", home)
+        .env("OVHOOK_NO_DETACH", "1")
+        .arg(cmd)
+        .write_stdin(payload.to_string())
+        .assert()
+        .success()
+        .stdout("");
+}
+
+#[test]
+fn journals_with_unsent_work_are_reported() {
+    let (tmp, cwd) = setup();
+    let home = tmp.path();
+    install(home);
+    let (_, clean) = doctor(home, &cwd, &[]);
+    assert!(clean.contains("ok journals: none yet"), "{clean}");
+    // Embedded default: the turn is captured into the journal and stays unsent.
+    run_hook(
+        home,
+        "user-prompt-submit",
+        r#"{"sessionId":"sess_doc","turnId":"turn_1","prompt":"remember tabs"}"#,
+    );
+    run_hook(
+        home,
+        "stop",
+        r#"{"sessionId":"sess_doc","turnId":"turn_1","responseText":"noted"}"#,
+    );
+    let (_, out) = doctor(home, &cwd, &[]);
+    assert!(
+        out.contains("warn session sess_doc: 2 message(s) unsent, 0 in doubt"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok journals: 1 session(s); 2 message(s) waiting in 1"),
+        "{out}"
+    );
+}

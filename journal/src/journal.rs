@@ -358,7 +358,12 @@ fn create_dir(dir: &Path) -> Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
-        .at(dir)
+        .at(dir)?;
+    // Make the new directory's entry durable too.
+    match dir.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => segment::sync_dir(parent),
+        _ => Ok(()),
+    }
 }
 
 fn take<'a>(file: &'a File, path: &Path, exclusive: bool, wait: Duration) -> Result<Held<'a>> {
@@ -461,4 +466,34 @@ fn scan_tail(file: &File, path: &Path, from: u64, opts: &Options, repair: bool) 
     file.set_len(valid_end).at(path)?;
     file.sync_all().at(path)?;
     Ok(valid_end)
+}
+
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests")]
+mod tests {
+    use super::*;
+
+    /// After a failed fsync (simulated by setting the flag the sync path sets), every call
+    /// refuses with `Poisoned`, until the journal is reopened.
+    #[test]
+    fn poisoned_handle_refuses_every_call() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("j");
+        let j = Journal::open(&dir, Options::default()).unwrap();
+        j.append(b"x", Durability::Sync).unwrap();
+        j.poisoned.store(true, Ordering::Release);
+        let poisoned = |r: Result<()>| matches!(r, Err(Error::Poisoned { .. }));
+        assert!(poisoned(j.append(b"y", Durability::Buffered).map(drop)));
+        assert!(poisoned(
+            j.append_batch(&[b"y"], Durability::Sync).map(drop)
+        ));
+        assert!(poisoned(j.roll_with_snapshot(b"s").map(drop)));
+        assert!(poisoned(j.remove_segments_before(1).map(drop)));
+        assert!(poisoned(j.writer().map(drop)));
+        assert!(poisoned(j.end().map(drop)));
+        assert!(poisoned(j.reader().map(drop)));
+        drop(j);
+        let j = Journal::open(&dir, Options::default()).unwrap();
+        assert_eq!(j.reader().unwrap().frames().count(), 1);
+    }
 }

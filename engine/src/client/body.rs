@@ -5,9 +5,13 @@ use std::sync::mpsc::Sender;
 
 /// Reader over a JSON body that sends one `()` on `done` once its last byte has been read.
 ///
-/// Invariant: the signal is sent at most once, and only after every byte went to the transport
-/// (reqwest stops reading a sized body at its length, so the signal cannot wait for a 0-byte read).
-/// If the transport drops the body early, `done` is dropped unsent and the receiver sees a hang-up.
+/// reqwest's blocking client pumps the body into a one-slot channel, possibly before the connection
+/// exists: the first chunk is accepted at once. So the body is handed out as three reads (all but
+/// two bytes, one byte, one byte): the third read only happens after hyper has taken the first chunk
+/// from the channel, i.e. the connection is up and the request is being written. The signal fires on
+/// that last read. Invariants: at most one signal; no signal when the connection never came up (the
+/// body is dropped unsent and the receiver sees a hang-up); the last two bytes may still be in the
+/// client's buffers when the signal fires.
 pub(crate) struct Notifying {
     bytes: Vec<u8>,
     pos: usize,
@@ -17,7 +21,9 @@ pub(crate) struct Notifying {
 impl Read for Notifying {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        let n = rest.len().min(buf.len());
+        // Hold back the last two bytes so that they need two more reads (see the type docs).
+        let cap = if rest.len() > 2 { rest.len() - 2 } else { 1 };
+        let n = rest.len().min(buf.len()).min(cap);
         if let (Some(dst), Some(src)) = (buf.get_mut(..n), rest.get(..n)) {
             dst.copy_from_slice(src);
         }
@@ -32,7 +38,11 @@ impl Read for Notifying {
 }
 
 /// A sized body over `bytes`; `done` is signalled when the transport has read the last byte.
-pub(crate) fn notifying(bytes: Vec<u8>, done: Sender<()>) -> reqwest::blocking::Body {
+pub(crate) fn notifying(mut bytes: Vec<u8>, done: Sender<()>) -> reqwest::blocking::Body {
+    // JSON allows trailing whitespace; three bytes are needed for the three reads.
+    while bytes.len() < 3 {
+        bytes.push(b'\n');
+    }
     let len = bytes.len() as u64;
     reqwest::blocking::Body::sized(
         Notifying {
@@ -56,10 +66,12 @@ mod tests {
             pos: 0,
             done: Some(tx),
         };
-        let mut buf = [0u8; 4];
+        let mut buf = [0u8; 64];
         assert_eq!(r.read(&mut buf).ok(), Some(4));
         assert!(rx.try_recv().is_err());
-        assert_eq!(r.read(&mut buf).ok(), Some(2));
+        assert_eq!(r.read(&mut buf).ok(), Some(1));
+        assert!(rx.try_recv().is_err());
+        assert_eq!(r.read(&mut buf).ok(), Some(1));
         assert!(rx.try_recv().is_ok());
         assert_eq!(r.read(&mut buf).ok(), Some(0));
         assert!(rx.try_recv().is_err());

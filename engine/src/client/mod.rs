@@ -213,6 +213,22 @@ impl Client {
         timeout: Option<Duration>,
         on_sent: Option<&dyn Fn()>,
     ) -> Result<Value, ClientError> {
+        let bytes = match body {
+            Some(b) => Some(serde_json::to_vec(b).map_err(|e| ClientError::Config(e.to_string()))?),
+            None => None,
+        };
+        self.call_raw(method, path, bytes, timeout, on_sent)
+    }
+
+    /// [`Client::call`] with an already serialised body (keeps the caller's key order).
+    pub(crate) fn call_raw(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        timeout: Option<Duration>,
+        on_sent: Option<&dyn Fn()>,
+    ) -> Result<Value, ClientError> {
         let url = format!("{}{}", self.base, path);
         let mut req = match method {
             Method::Get => self.http.get(&url),
@@ -221,16 +237,11 @@ impl Client {
         if let Some(t) = timeout {
             req = req.timeout(t);
         }
-        let bytes = match body {
-            Some(b) => serde_json::to_vec(b).map_err(|e| ClientError::Decode {
-                url: url.clone(),
-                message: e.to_string(),
-            })?,
-            None => Vec::new(),
-        };
+        let has_body = body.is_some();
+        let bytes = body.unwrap_or_default();
         let resp = match on_sent {
             None => {
-                if body.is_some() {
+                if has_body {
                     req = req.body(bytes);
                 }
                 req.send().map_err(|e| transport_error(&url, &e))?
@@ -240,15 +251,33 @@ impl Client {
             Some(on_sent) => {
                 let (tx, rx) = std::sync::mpsc::channel();
                 let req = req.body(body::notifying(bytes, tx));
+                let mut signalled = false;
                 let sent = std::thread::scope(|s| {
                     let sender = s.spawn(move || req.send());
                     if rx.recv().is_ok() {
+                        signalled = true;
                         on_sent();
                     }
                     sender.join()
                 });
                 match sent {
-                    Ok(r) => r.map_err(|e| transport_error(&url, &e))?,
+                    Ok(Ok(r)) => r,
+                    // The body never fully left: the connection failed (refused, reset) or was never
+                    // made. reqwest then reports the body pump's error, which hides the connect error;
+                    // what matters to callers is that the server cannot have processed the request.
+                    Ok(Err(e)) if !signalled => {
+                        return Err(match transport_error(&url, &e) {
+                            ClientError::Timeout { url, .. } => {
+                                ClientError::Timeout { url, connect: true }
+                            }
+                            ClientError::Network { url, message }
+                            | ClientError::Unreachable { url, message } => {
+                                ClientError::Unreachable { url, message }
+                            }
+                            other => other,
+                        });
+                    }
+                    Ok(Err(e)) => return Err(transport_error(&url, &e)),
                     Err(_) => {
                         return Err(ClientError::Network {
                             url,

@@ -7,7 +7,7 @@ use super::{enc, fit_block, Client, ClientError, Method};
 /// Inputs of [`Client::profile`].
 #[derive(Clone, Copy, Debug)]
 pub struct ProfileRequest {
-    /// Total token budget `T` [6000] (the anchor's minimum is 500; not enforced here).
+    /// Total token budget `T` (default 6000) (the anchor's minimum is 500; not enforced here).
     pub token_budget: usize,
     /// Upper bound of the block's JSON-escaped length.
     pub max_bytes: usize,

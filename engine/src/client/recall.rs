@@ -19,7 +19,7 @@ const HEADER_A: &str = "<openviking-context>\nRelevant memory from OpenViking. U
 const HEADER_B: &str = "<openviking-context>\nRelevant context from OpenViking. Use the read MCP tool to expand URIs.\n";
 const FOOTER: &str = "\n</openviking-context>";
 
-/// Inputs of [`Client::recall`] (ZCode config `recall*` keys, anchor defaults in brackets).
+/// Inputs of [`Client::recall`] (ZCode config `recall*` keys, anchor defaults).
 #[derive(Clone, Debug)]
 pub struct RecallRequest {
     /// The cleaned prompt; it is trimmed before use.
@@ -28,15 +28,15 @@ pub struct RecallRequest {
     pub session_id: Option<String>,
     /// `OPENVIKING_RECALL_LIMIT` when configured. `None`: tier 1 sends no quotas, tiers 2-3 use 10.
     pub limit: Option<usize>,
-    /// Minimum score [0.35].
+    /// Minimum score (default 0.35).
     pub score_threshold: f64,
     /// Send `peer_scope:"actor"` (`OPENVIKING_RECALL_PEER_SCOPE=actor`).
     pub peer_scope_actor: bool,
-    /// Tier-3 token budget [2000], at least 200.
+    /// Tier-3 token budget (default 2000), at least 200.
     pub token_budget: usize,
-    /// Tier-3 characters per item and tier-2 `max_chars` factor [500], at least 50 for tier 3.
+    /// Tier-3 characters per item and tier-2 `max_chars` factor (default 500), at least 50 for tier 3.
     pub max_content_chars: usize,
-    /// Tier 3 renders abstracts instead of reading leaf bodies [true].
+    /// Tier 3 renders abstracts instead of reading leaf bodies (default true).
     pub prefer_abstract: bool,
     /// Skip tier 1 (the legacy marker says the server has no context face).
     pub skip_context_face: bool,

@@ -68,9 +68,15 @@ impl Client {
                 messages.len()
             )));
         }
-        let body = json!({ "messages": messages });
+        // Serialised from structs, not `json!`: the wire keeps the key order role, content, turn_id.
+        #[derive(Serialize)]
+        struct Batch<'a> {
+            messages: &'a [OutMessage],
+        }
+        let body = serde_json::to_vec(&Batch { messages })
+            .map_err(|e| ClientError::Config(e.to_string()))?;
         let path = format!("/api/v1/sessions/{}/messages/batch", enc(session_id));
-        self.call(Method::Post, &path, Some(&body), None, Some(on_sent))
+        self.call_raw(Method::Post, &path, Some(body), None, Some(on_sent))
             .map(drop)
     }
 
@@ -81,9 +87,9 @@ impl Client {
         message: &OutMessage,
         on_sent: &dyn Fn(),
     ) -> Result<(), ClientError> {
-        let body = serde_json::to_value(message).map_err(|e| ClientError::Config(e.to_string()))?;
+        let body = serde_json::to_vec(message).map_err(|e| ClientError::Config(e.to_string()))?;
         let path = format!("/api/v1/sessions/{}/messages", enc(session_id));
-        self.call(Method::Post, &path, Some(&body), None, Some(on_sent))
+        self.call_raw(Method::Post, &path, Some(body), None, Some(on_sent))
             .map(drop)
     }
 

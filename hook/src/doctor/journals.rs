@@ -1,12 +1,114 @@
-//! The journal section of `ovhook doctor`: unsent and set-aside work, sessions whose turns saw
-//! UserPromptSubmit but no Stop. Filled in by the integrator; returns no checks until then.
+//! The journal section of `ovhook doctor`: per session, unsent, in-doubt and
+//! set-aside work, hooks that stopped arriving (turns with UserPromptSubmit but
+//! no Stop), and records that could not be read.
 
 use std::path::Path;
 
-use super::Check;
+use ov_engine::store::{session_dirs, SessionStore};
+
+use super::{Check, Level};
+
+/// Hooks are "missing" only for turns older than this (a live turn has no Stop yet).
+const STALE_TURN_MS: u64 = 10 * 60 * 1000;
 
 /// Checks over every session journal under `state_root`.
 pub fn report(state_root: &Path) -> Vec<Check> {
-    let _ = state_root;
-    Vec::new()
+    let dirs = session_dirs(state_root);
+    if dirs.is_empty() {
+        return vec![Check::new(
+            Level::Ok,
+            "journals",
+            format!("none yet under {}", state_root.display()),
+        )];
+    }
+    let now = ov_engine::store::now_ms();
+    let mut out = Vec::new();
+    let (mut pending_total, mut sessions_with_work) = (0usize, 0usize);
+    for dir in &dirs {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let folded = match SessionStore::open(dir).and_then(|s| s.fold()) {
+            Ok(f) => f,
+            Err(e) => {
+                out.push(Check::new(
+                    Level::Fail,
+                    format!("journal {name}"),
+                    e.to_string(),
+                ));
+                continue;
+            }
+        };
+        let st = &folded.state;
+        for skipped in &folded.skipped {
+            out.push(Check::new(
+                Level::Warn,
+                format!("journal {name}"),
+                format!("record at {} skipped: {}", skipped.position, skipped.reason),
+            ));
+        }
+        let pending = st.outbox().len();
+        let in_doubt: usize = st.sends.values().map(|s| s.keys.len()).sum();
+        if pending + in_doubt > 0 {
+            sessions_with_work += 1;
+            pending_total += pending + in_doubt;
+            let why = match (&st.backoff_reason, st.backing_off(now)) {
+                (Some(r), true) => format!("; server unreachable: {r}"),
+                _ => String::new(),
+            };
+            out.push(Check::new(
+                Level::Warn,
+                format!("session {name}"),
+                format!(
+                    "{pending} message(s) unsent, {in_doubt} in doubt{why} (run `ovhook drain`)"
+                ),
+            ));
+        }
+        for (key, rec) in st.set_aside() {
+            if let ov_engine::projector::MessageStatus::SetAside { status, error } = &rec.status {
+                out.push(Check::new(
+                    Level::Warn,
+                    format!("session {name}"),
+                    format!("{key} set aside: {status}: {error}"),
+                ));
+            }
+        }
+        let missing: Vec<&str> = st
+            .turns_missing_stop()
+            .into_iter()
+            .filter(|t| {
+                st.turns
+                    .get(*t)
+                    .is_some_and(|l| now.saturating_sub(l.last_at_ms) > STALE_TURN_MS)
+            })
+            .collect();
+        if !missing.is_empty() {
+            out.push(Check::new(
+                Level::Warn,
+                format!("session {name}"),
+                format!(
+                    "{} turn(s) saw UserPromptSubmit but no Stop (Stop hook not firing?): {}",
+                    missing.len(),
+                    missing.join(", ")
+                ),
+            ));
+        }
+        if st.malformed_hooks > 0 {
+            out.push(Check::new(
+                Level::Warn,
+                format!("session {name}"),
+                format!("{} hook payload(s) were malformed", st.malformed_hooks),
+            ));
+        }
+    }
+    out.push(Check::new(
+        Level::Ok,
+        "journals",
+        format!(
+            "{} session(s); {pending_total} message(s) waiting in {sessions_with_work}",
+            dirs.len()
+        ),
+    ));
+    out
 }

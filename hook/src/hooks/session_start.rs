@@ -33,7 +33,6 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     let req = ov_engine::client::ProfileRequest {
         token_budget: cfg.profile.token_budget as usize,
         max_bytes: cfg.hooks.max_output_bytes.saturating_sub(256),
-        ..ov_engine::client::ProfileRequest::default()
     };
     match client.profile(&req) {
         Ok(block) => {

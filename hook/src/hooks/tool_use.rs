@@ -13,7 +13,10 @@ const DEFAULT_MAX_OUTPUT: usize = 32768;
 
 /// Handles a PreToolUse; returns the deny line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
-    let reason = pre_tool_use::decide(inv.input.tool_name.as_deref(), inv.input.tool_input.as_ref());
+    let reason = pre_tool_use::decide(
+        inv.input.tool_name.as_deref(),
+        inv.input.tool_input.as_ref(),
+    );
     if let Some(store) = inv.open_store() {
         let mut received = inv.received(HookKind::PreToolUse, false);
         received.denied_uri = reason.as_deref().map(pre_tool_use::uri_in_reason);

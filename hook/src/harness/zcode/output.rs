@@ -27,30 +27,29 @@ pub fn context(event: HookEvent, text: &str, max_bytes: usize) -> Option<String>
         json!({"hookSpecificOutput": {"hookEventName": event.wire_name(), "additionalContext": t}})
             .to_string()
     };
-    let mut line = render(text);
+    let line = render(text);
     if line.len() < max_bytes {
         return Some(line);
     }
-    // Shrink the text until the escaped JSON fits; escaping can expand bytes, so
-    // cut by the overshoot and retry.
-    let mut keep = text.len();
-    for _ in 0..32 {
-        let over = (line.len() + 1).saturating_sub(max_bytes);
-        keep = keep.saturating_sub(over + over / 8 + CUT_MARKER.len() + 16);
-        if keep == 0 {
-            return None;
-        }
-        let mut cut = keep;
+    // Escaping can expand a byte up to six times (`\u0001`), so search the
+    // longest prefix whose rendering fits: O(log n) renders.
+    let (mut lo, mut hi) = (0usize, text.len());
+    let mut best = None;
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let mut cut = mid;
         while !text.is_char_boundary(cut) {
             cut -= 1;
         }
-        let shortened = format!("{}{CUT_MARKER}", &text[..cut]);
-        line = render(&shortened);
-        if line.len() < max_bytes {
-            return Some(line);
+        let candidate = render(&format!("{}{CUT_MARKER}", &text[..cut]));
+        if candidate.len() < max_bytes {
+            best = Some(candidate);
+            lo = mid;
+        } else {
+            hi = mid - 1;
         }
     }
-    None
+    best.filter(|_| lo > 0)
 }
 
 /// The PreToolUse deny output.
@@ -96,9 +95,11 @@ mod tests {
             "é日本\u{1}".repeat(20_000),
         ] {
             let line = context(HookEvent::SessionStart, &text, 32768).expect("fits");
-            assert!(line.len() + 1 <= 32768, "{} bytes", line.len());
+            assert!(line.len() < 32768, "{} bytes", line.len());
             let v: Value = serde_json::from_str(&line).expect("valid json");
-            let ctx = v["hookSpecificOutput"]["additionalContext"].as_str().expect("str");
+            let ctx = v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .expect("str");
             assert!(ctx.ends_with(CUT_MARKER));
         }
     }

@@ -42,10 +42,22 @@ pub struct HookInput {
     pub malformed: Option<String>,
 }
 
-const SESSION_KEYS: &[&str] = &["session_id", "sessionId", "conversation_id", "conversationId"];
+const SESSION_KEYS: &[&str] = &[
+    "session_id",
+    "sessionId",
+    "conversation_id",
+    "conversationId",
+];
 const TURN_KEYS: &[&str] = &["turnId", "turn_id"];
 const TRACE_KEYS: &[&str] = &["traceId", "trace_id"];
-const PROMPT_KEYS: &[&str] = &["prompt", "user_prompt", "userPrompt", "userMessage", "user_message", "message"];
+const PROMPT_KEYS: &[&str] = &[
+    "prompt",
+    "user_prompt",
+    "userPrompt",
+    "userMessage",
+    "user_message",
+    "message",
+];
 const RESPONSE_KEYS: &[&str] = &[
     "responseText",
     "response_text",
@@ -130,12 +142,18 @@ pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
 }
 
 /// The first non-empty string among `keys`; a key present with another type is noted.
-fn string_field(obj: &Map<String, Value>, keys: &[&str], problems: &mut Vec<String>) -> Option<String> {
+fn string_field(
+    obj: &Map<String, Value>,
+    keys: &[&str],
+    problems: &mut Vec<String>,
+) -> Option<String> {
     for k in keys {
         match obj.get(*k) {
             Some(Value::String(s)) if !s.is_empty() => return Some(s.clone()),
             Some(Value::String(_)) | Some(Value::Null) | None => {}
-            Some(Value::Number(n)) if matches!(*k, "session_id" | "sessionId" | "turnId" | "turn_id") => {
+            Some(Value::Number(n))
+                if matches!(*k, "session_id" | "sessionId" | "turnId" | "turn_id") =>
+            {
                 problems.push(format!("{k}: a number, used as text"));
                 return Some(n.to_string());
             }
@@ -215,19 +233,31 @@ mod tests {
             (b"\xff\xfe{}", "not UTF-8"),
         ] {
             let i = parse(raw, false);
-            assert!(i.malformed.as_deref().unwrap_or("").contains(what), "{what}: {i:?}");
+            assert!(
+                i.malformed.as_deref().unwrap_or("").contains(what),
+                "{what}: {i:?}"
+            );
         }
-        let i = parse(br#"{"sessionId":{"x":1},"session_id":"sess_ok","prompt":7}"#, false);
+        let i = parse(
+            br#"{"sessionId":{"x":1},"session_id":"sess_ok","prompt":7}"#,
+            false,
+        );
         assert_eq!(i.session_id.as_deref(), Some("sess_ok"));
         assert!(i.prompt.is_none());
         let m = i.malformed.unwrap_or_default();
         assert!(m.contains("prompt: expected a string, got a number"), "{m}");
-        assert!(parse(b"{}", true).malformed.unwrap_or_default().contains("larger"));
+        assert!(parse(b"{}", true)
+            .malformed
+            .unwrap_or_default()
+            .contains("larger"));
     }
 
     #[test]
     fn alternate_tool_field_names() {
-        let i = parse(br#"{"toolName":"Read","toolInput":{"file_path":"viking://x"}}"#, false);
+        let i = parse(
+            br#"{"toolName":"Read","toolInput":{"file_path":"viking://x"}}"#,
+            false,
+        );
         assert_eq!(i.tool_name.as_deref(), Some("Read"));
         assert!(i.tool_input.is_some());
         let j = parse(br#"{"workspaceRoots":["", "/w"]}"#, false);

@@ -1,0 +1,355 @@
+//! Faults the real server cannot produce, from a scripted loopback HTTP server.
+#![cfg(feature = "http")]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ov_engine::client::{Client, ClientConfig, OutMessage, RecallRequest};
+
+/// One received request: method, path, body.
+type Seen = Arc<Mutex<Vec<(String, String, String)>>>;
+
+/// Serves each connection with `reply(method, path, body)` → raw bytes written back (then close).
+fn fake(reply: impl Fn(&str, &str, &str) -> Vec<u8> + Send + 'static) -> (String, Seen) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let seen: Seen = Arc::default();
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let (method, path, body) = read_request(&stream);
+            log.lock()
+                .expect("log")
+                .push((method.clone(), path.clone(), body.clone()));
+            let out = reply(&method, &path, &body);
+            let mut s = stream;
+            let _ = s.write_all(&out);
+            let _ = s.flush();
+        }
+    });
+    (url, seen)
+}
+
+fn read_request(stream: &TcpStream) -> (String, String, String) {
+    let mut r = BufReader::new(stream);
+    let mut line = String::new();
+    let _ = r.read_line(&mut line);
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_owned();
+    let path = parts.next().unwrap_or_default().to_owned();
+    let mut len = 0usize;
+    loop {
+        let mut h = String::new();
+        if r.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+            break;
+        }
+        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+            len = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; len];
+    let _ = r.read_exact(&mut body);
+    (method, path, String::from_utf8_lossy(&body).into_owned())
+}
+
+fn http(status: u16, body: &str) -> Vec<u8> {
+    format!("HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+        .into_bytes()
+}
+
+fn client(url: &str, timeout_ms: u64) -> Client {
+    Client::new(ClientConfig {
+        base_url: url.into(),
+        api_key: Some("k1".into()),
+        actor_peer: Some("-home-u-proj".into()),
+        timeout: Duration::from_millis(timeout_ms),
+        ..ClientConfig::default()
+    })
+    .expect("client")
+}
+
+fn one() -> Vec<OutMessage> {
+    vec![OutMessage {
+        role: "user".into(),
+        content: "hi".into(),
+        turn_id: Some("t1".into()),
+    }]
+}
+
+#[test]
+fn reply_cut_mid_body_is_a_retryable_network_error_after_sending() {
+    let (url, _) = fake(|_, _, _| {
+        b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"status\":\"ok\",\"res".to_vec()
+    });
+    let sent = std::cell::Cell::new(false);
+    let e = client(&url, 2000)
+        .add_batch("zc-s", &one(), &|| sent.set(true))
+        .expect_err("cut");
+    assert!(sent.get(), "the request went out before the reply broke");
+    assert!(
+        e.is_retryable() && !e.is_unreachable() && e.status() == 0,
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_503_burst_is_retryable_then_success() {
+    let n = Arc::new(Mutex::new(0));
+    let (url, seen) = fake(move |_, _, _| {
+        let mut n = n.lock().expect("n");
+        *n += 1;
+        if *n <= 3 {
+            http(
+                503,
+                r#"{"status":"error","error":{"code":"UNAVAILABLE","message":"busy"}}"#,
+            )
+        } else {
+            http(200, r#"{"status":"ok","result":{}}"#)
+        }
+    });
+    let c = client(&url, 2000);
+    for _ in 0..3 {
+        let e = c.add_batch("zc-s", &one(), &|| {}).expect_err("503");
+        assert_eq!(
+            (e.status(), e.is_retryable(), e.code()),
+            (503, true, Some("UNAVAILABLE"))
+        );
+    }
+    c.add_batch("zc-s", &one(), &|| {}).expect("4th succeeds");
+    assert_eq!(seen.lock().expect("seen").len(), 4);
+}
+
+#[test]
+fn conflicts_are_retryable_only_when_the_server_says_so() {
+    let (url, _) = fake(|_, path, _| {
+        let retry = path.contains("yes");
+        http(
+            409,
+            &format!(
+                r#"{{"status":"error","error":{{"code":"CONFLICT","message":"busy","details":{{"retryable":{retry}}}}}}}"#
+            ),
+        )
+    });
+    let c = client(&url, 2000);
+    assert!(c
+        .add_batch("yes", &one(), &|| {})
+        .expect_err("409")
+        .is_retryable());
+    assert!(!c
+        .add_batch("no", &one(), &|| {})
+        .expect_err("409")
+        .is_retryable());
+}
+
+#[test]
+fn envelope_error_on_200_is_a_failure_and_batch_404_405_are_terminal() {
+    let (url, seen) = fake(|_, path, _| match path {
+        p if p.ends_with("/env/messages/batch") => http(
+            200,
+            r#"{"status":"error","error":{"code":"INTERNAL","message":"x"}}"#,
+        ),
+        p if p.contains("/old404/") && p.ends_with("/batch") => {
+            http(404, r#"{"detail":"Not Found"}"#)
+        }
+        p if p.contains("/old405/") && p.ends_with("/batch") => {
+            http(405, r#"{"detail":"Method Not Allowed"}"#)
+        }
+        _ => http(200, r#"{"status":"ok","result":{"message_count":1}}"#),
+    });
+    let c = client(&url, 2000);
+    let e = c
+        .add_batch("env", &one(), &|| {})
+        .expect_err("envelope error");
+    assert_eq!((e.status(), e.is_retryable()), (200, false));
+    for (sid, status) in [("old404", 404), ("old405", 405)] {
+        let e = c
+            .add_batch(sid, &one(), &|| {})
+            .expect_err("no batch endpoint");
+        assert_eq!((e.status(), e.is_retryable()), (status, false));
+        let m = one().remove(0);
+        c.add_one(sid, &m, &|| {}).expect("single fallback");
+    }
+    let seen = seen.lock().expect("seen");
+    let (_, path, body) = seen.last().expect("a request");
+    assert_eq!(path, "/api/v1/sessions/old405/messages");
+    assert_eq!(body, r#"{"role":"user","content":"hi","turn_id":"t1"}"#);
+}
+
+#[test]
+fn wire_format_headers_and_encoded_session_id() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let h = std::thread::spawn(move || {
+        let (s, _) = listener.accept().expect("accept");
+        let mut r = BufReader::new(&s);
+        let mut head = String::new();
+        let mut len = 0usize;
+        loop {
+            let mut l = String::new();
+            if r.read_line(&mut l).unwrap_or(0) == 0 || l == "\r\n" {
+                break;
+            }
+            if let Some(v) = l.to_ascii_lowercase().strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap_or(0);
+            }
+            head.push_str(&l);
+        }
+        let mut body = vec![0; len];
+        let _ = r.read_exact(&mut body);
+        let mut s = &s;
+        let _ = s.write_all(&http(200, r#"{"status":"ok","result":{"task_id":"t-1","archive_uri":"viking://a","status":"accepted"}}"#));
+        head
+    });
+    let r = client(&url, 2000)
+        .commit("zc-a b/c", &|| {})
+        .expect("commit");
+    assert_eq!(r.task_id.as_deref(), Some("t-1"));
+    assert_eq!(r.status.as_deref(), Some("accepted"));
+    let head = h.join().expect("server").to_ascii_lowercase();
+    assert!(
+        head.starts_with("post /api/v1/sessions/zc-a%20b%2fc/commit http/1.1"),
+        "{head}"
+    );
+    for want in [
+        "content-type: application/json",
+        "authorization: bearer k1",
+        "x-openviking-actor-peer: -home-u-proj",
+        "user-agent: openviking-memory-zcode/",
+    ] {
+        assert!(head.contains(want), "missing {want} in {head}");
+    }
+    assert!(
+        !head.contains("x-openviking-account"),
+        "unset headers are not sent"
+    );
+}
+
+#[test]
+fn a_slow_reply_times_out_retryably_after_sending() {
+    let (url, _) = fake(|_, _, _| {
+        std::thread::sleep(Duration::from_millis(1500));
+        http(200, "{}")
+    });
+    let sent = std::cell::Cell::new(false);
+    let t = Instant::now();
+    let e = client(&url, 300)
+        .add_batch("zc-s", &one(), &|| sent.set(true))
+        .expect_err("timeout");
+    assert!(
+        t.elapsed() < Duration::from_millis(1200),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(sent.get());
+    assert!(
+        e.is_retryable() && !e.is_unreachable() && e.status() == 0,
+        "{e:?}"
+    );
+}
+
+#[test]
+fn recall_falls_through_to_tier_three_and_renders_format_b() {
+    let (url, seen) = fake(|_, path, body| match path {
+        "/api/v1/search/search" => http(
+            422,
+            r#"{"status":"error","error":{"code":"INVALID_ARGUMENT","message":"Extra inputs are not permitted","details":{"loc":["mode"]}}}"#,
+        ),
+        "/api/v1/search/recall" => http(404, r#"{"detail":"Not Found"}"#),
+        "/api/v1/search/find" if body.contains("viking://~/memories") => {
+            let long = "x".repeat(1200);
+            http(
+                200,
+                &format!(
+                    r#"{{"status":"ok","result":{{"memories":[
+                {{"uri":"viking://user/d/memories/events/e1.md","level":1,"score":0.9,"abstract":"{long}","category":"events"}},
+                {{"uri":"viking://user/d/memories/low.md","level":2,"score":0.1,"abstract":"too low"}}]}}}}"#
+                ),
+            )
+        }
+        "/api/v1/search/find" => http(
+            200,
+            r#"{"status":"ok","result":{"skills":[{"uri":"viking://user/d/skills/deploy","level":1,"score":0.41,"abstract":"Deploy skill"}]}}"#,
+        ),
+        _ => http(404, "{}"),
+    });
+    let mut req = RecallRequest::new("when did we deploy", Duration::from_secs(5));
+    req.session_id = Some("zc-1".into());
+    let out = client(&url, 2000).recall(&req).expect("recall");
+    assert!(
+        out.context_face_unsupported,
+        "422 about extra inputs marks the legacy server"
+    );
+    assert_eq!(out.tier, 3);
+    let block = out.block.expect("block");
+    let want = format!(
+        "<openviking-context>\nRelevant context from OpenViking. Use the read MCP tool to expand URIs.\n- [memory 90%] {}...\n- [skill 41%] Deploy skill\n</openviking-context>",
+        "x".repeat(500)
+    );
+    assert_eq!(block, want);
+    let seen = seen.lock().expect("seen");
+    let search = seen
+        .iter()
+        .find(|(_, p, _)| p == "/api/v1/search/search")
+        .expect("tier 1 ran");
+    let v: serde_json::Value = serde_json::from_str(&search.2).expect("json");
+    assert_eq!(v["mode"], "context");
+    assert_eq!(v["session_id"], "zc-1");
+    assert_eq!(v["dedup_turns"], 5);
+    assert_eq!(v["score_threshold"], 0.35);
+    assert!(
+        v.get("quotas").is_none(),
+        "no quotas unless the limit is configured"
+    );
+    let recall = seen
+        .iter()
+        .find(|(_, p, _)| p == "/api/v1/search/recall")
+        .expect("tier 2 ran");
+    let v: serde_json::Value = serde_json::from_str(&recall.2).expect("json");
+    assert_eq!(
+        v["quotas"],
+        serde_json::json!({"events":5,"entities":4,"preferences":1,"experiences":0})
+    );
+    assert_eq!(v["max_chars"], 5000);
+}
+
+#[test]
+fn recall_stays_within_its_deadline_when_every_tier_hangs() {
+    let (url, _) = fake(|_, _, _| {
+        std::thread::sleep(Duration::from_secs(3));
+        http(200, "{}")
+    });
+    let req = RecallRequest::new("anything", Duration::from_millis(600));
+    let t = Instant::now();
+    let r = client(&url, 15_000).recall(&req);
+    assert!(
+        t.elapsed() < Duration::from_millis(1000),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(r.is_err_and(|e| e.is_retryable()));
+}
+
+#[test]
+fn a_closed_port_gives_up_fast() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let c = client(&format!("http://127.0.0.1:{port}"), 15_000);
+    let t = Instant::now();
+    let e = c.health().expect_err("refused");
+    assert!(e.is_unreachable() && e.is_retryable(), "{e:?}");
+    let e = c
+        .add_batch("s", &one(), &|| panic!("nothing was sent"))
+        .expect_err("refused");
+    assert!(e.is_unreachable(), "{e:?}");
+    assert!(
+        t.elapsed() < Duration::from_millis(200),
+        "{:?}",
+        t.elapsed()
+    );
+}

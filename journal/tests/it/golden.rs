@@ -1,0 +1,185 @@
+//! The committed golden journals in `testdata/journal/` and what opening each must do.
+
+use std::fs;
+use std::time::Duration;
+
+use ov_journal::{CorruptionKind, Error, FrameKind, Journal, Options, Reader, FORMAT_VERSION};
+
+use crate::common::{capture_logs, collect, golden, golden_copy, logged, open_and_read};
+use crate::spec::{self, expected, rolled_units, valid_units};
+
+/// The committed files are exactly what the generator writes (so they can be re-made, and a
+/// format change that alters them is noticed).
+#[test]
+fn generator_reproduces_committed_files() {
+    let t = tempfile::tempdir().unwrap();
+    spec::generate(t.path()).unwrap();
+    let root = golden("");
+    let mut names: Vec<_> = fs::read_dir(t.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 6);
+    for name in names {
+        let made = t.path().join(&name);
+        let committed = root.join(&name);
+        let mut files: Vec<_> = fs::read_dir(&made)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        files.sort();
+        for f in files {
+            let a = fs::read(made.join(&f)).unwrap();
+            let b = fs::read(committed.join(&f))
+                .unwrap_or_else(|e| panic!("{}: {e}", committed.join(&f).display()));
+            assert!(
+                a == b,
+                "{} differs from the generator's output",
+                committed.join(&f).display()
+            );
+        }
+    }
+}
+
+#[test]
+fn valid_reads_back_every_frame() {
+    let (_t, d) = golden_copy("valid");
+    let before = fs::read(spec::seg(&d, 0)).unwrap();
+    let (frames, err) = open_and_read(&d, Options::default()).unwrap();
+    assert!(err.is_none());
+    assert_eq!(frames, expected(&valid_units()).concat());
+    assert_eq!(
+        fs::read(spec::seg(&d, 0)).unwrap(),
+        before,
+        "a valid journal is not modified by open"
+    );
+}
+
+#[test]
+fn rolled_reads_across_segments_and_finds_latest_snapshot() {
+    let (_t, d) = golden_copy("rolled");
+    let j = Journal::open(&d, Options::default()).unwrap();
+    let r = j.reader().unwrap();
+    let (frames, err) = collect(&r);
+    assert!(err.is_none());
+    assert_eq!(frames, expected(&rolled_units()).concat());
+    assert_eq!(r.segments().count(), 3);
+    let snap = r.latest_snapshot().unwrap();
+    assert_eq!(snap.kind, FrameKind::Snapshot);
+    assert!(snap.payload.starts_with(b"snap2"));
+    assert_eq!(snap.position.segment, 2);
+    // Reading from the snapshot on gives exactly the frames after it.
+    let after: Vec<_> = r
+        .frames_from(snap.next_position())
+        .map(|f| f.unwrap().payload.to_vec())
+        .collect();
+    let all: Vec<_> = expected(&rolled_units()).concat();
+    let tail: Vec<_> = all
+        .iter()
+        .skip_while(|(_, p)| !p.starts_with(b"snap2"))
+        .skip(1)
+        .map(|(_, p)| p.clone())
+        .collect();
+    assert_eq!(after, tail);
+}
+
+#[test]
+fn torn_is_cut_to_the_last_whole_frame_with_a_warning() {
+    capture_logs();
+    let (_t, d) = golden_copy("torn");
+    let (frames, err) = open_and_read(&d, Options::default()).unwrap();
+    assert!(err.is_none());
+    let units = valid_units();
+    assert_eq!(frames, expected(&units[..units.len() - 1]).concat());
+    let seg = spec::seg(&d, 0);
+    let len = fs::metadata(&seg).unwrap().len();
+    let warned = logged(&seg.display().to_string());
+    assert!(
+        warned
+            .iter()
+            .any(|l| l.starts_with("WARN") && l.contains(&format!("offset {len}"))),
+        "expected a warning naming {} and offset {len}: {warned:?}",
+        seg.display()
+    );
+    // Reopening again changes nothing.
+    for _ in 0..5 {
+        let (again, err) = open_and_read(&d, Options::default()).unwrap();
+        assert!(err.is_none());
+        assert_eq!(again, frames);
+        assert_eq!(fs::metadata(&seg).unwrap().len(), len);
+    }
+}
+
+#[test]
+fn torn_under_absolute_consistency_is_refused_and_left_alone() {
+    let (_t, d) = golden_copy("torn");
+    let before = fs::read(spec::seg(&d, 0)).unwrap();
+    let opts = Options {
+        recovery: ov_journal::RecoveryMode::AbsoluteConsistency,
+        ..Options::default()
+    };
+    match Journal::open(&d, opts) {
+        Err(Error::TornTail { path, offset }) => {
+            assert_eq!(path, spec::seg(&d, 0));
+            assert_eq!(offset, before.len() as u64 + 5 - (16 + 19));
+        }
+        other => panic!("expected TornTail, got {other:?}"),
+    }
+    assert_eq!(fs::read(spec::seg(&d, 0)).unwrap(), before);
+}
+
+#[test]
+fn bad_crc_is_corruption_at_its_offset_and_never_decoded() {
+    let (_t, d) = golden_copy("bad-crc");
+    let seg = spec::seg(&d, 0);
+    match Journal::open(&d, Options::default()) {
+        Err(Error::Corruption { path, offset, kind }) => {
+            assert_eq!(path, seg);
+            assert_eq!(offset, 78);
+            assert_eq!(kind, CorruptionKind::FrameChecksum);
+        }
+        other => panic!("expected Corruption, got {other:?}"),
+    }
+    // A read-only view yields the frames before it, then the error.
+    let r = Reader::open(&d, Duration::from_secs(5)).unwrap();
+    let (frames, err) = collect(&r);
+    assert_eq!(frames, expected(&valid_units()[..2]).concat());
+    let err = err.unwrap();
+    assert!(
+        matches!(err, Error::Corruption { offset: 78, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("offset 78"), "{err}");
+}
+
+#[test]
+fn future_version_is_refused_with_a_clear_error() {
+    let (_t, d) = golden_copy("future-version");
+    let err = Journal::open(&d, Options::default()).unwrap_err();
+    match &err {
+        Error::UnsupportedVersion {
+            path, found, max, ..
+        } => {
+            assert_eq!(path, &spec::seg(&d, 0));
+            assert_eq!(*found, 2);
+            assert_eq!(*max, FORMAT_VERSION);
+        }
+        other => panic!("expected UnsupportedVersion, got {other:?}"),
+    }
+    assert!(err.to_string().contains("version 2"), "{err}");
+    assert!(matches!(
+        Reader::open(&d, Duration::from_secs(5)),
+        Err(Error::UnsupportedVersion { found: 2, .. })
+    ));
+}
+
+#[test]
+fn zero_tail_never_parses_and_is_cut() {
+    let (_t, d) = golden_copy("zero-tail");
+    let valid_len = fs::metadata(spec::seg(&golden("valid"), 0)).unwrap().len();
+    let (frames, err) = open_and_read(&d, Options::default()).unwrap();
+    assert!(err.is_none());
+    assert_eq!(frames, expected(&valid_units()).concat());
+    assert_eq!(fs::metadata(spec::seg(&d, 0)).unwrap().len(), valid_len);
+}

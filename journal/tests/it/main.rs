@@ -1,0 +1,45 @@
+//! Integration tests of `ov-journal` (one binary; see `common` for shared helpers).
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+// NOTE: tests may unwrap and index; failures are the point.
+
+mod api;
+mod bitflip;
+mod common;
+mod concurrent;
+mod golden;
+mod kill9;
+mod roundtrip;
+mod spec;
+mod truncate;
+
+/// Entry point of the child processes that `kill9` and `concurrent` spawn (the test binary
+/// re-executes itself with `OVJ_CHILD_ROLE` set). A no-op in a normal test run.
+#[test]
+fn child_entry() {
+    let Ok(role) = std::env::var("OVJ_CHILD_ROLE") else {
+        return;
+    };
+    match role.as_str() {
+        "kill9" => kill9::child(),
+        "append" => concurrent::child(),
+        other => panic!("unknown child role {other}"),
+    }
+}
+
+/// Every `.rs` file in `tests/it` is declared as a module above.
+#[test]
+fn no_forgotten_test_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        if let Some(m) = name.strip_suffix(".rs") {
+            if m != "main" {
+                assert!(
+                    main.contains(&format!("mod {m};")),
+                    "tests/it/{name} is not declared in main.rs"
+                );
+            }
+        }
+    }
+}
