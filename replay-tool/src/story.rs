@@ -167,6 +167,7 @@ pub fn tell(view: &JournalView, turn_id: &str) -> Story {
         committed_by,
         unreachable_since,
         &steps,
+        start_after.is_some(),
     );
     Story {
         turn_id: turn_id.to_string(),
@@ -530,6 +531,7 @@ fn verdict(
     committed_by: Option<u64>,
     unreachable_since: Option<u64>,
     steps: &[Step],
+    compacted: bool,
 ) -> Verdict {
     let keys = turn_keys(state, turn_id);
     let v = |kind, on_server, text: String| Verdict {
@@ -664,9 +666,13 @@ fn verdict(
         None => match &state.commit.in_flight {
             Some(f) => format!("commit {} in flight, not yet confirmed", f.commit_id),
             // Compacted away: the count of acknowledged messages no commit covers still tells.
-            None if state.commit.commits_ok > 0 && state.commit.uncommitted() == 0 => {
+            None if compacted && state.commit.commits_ok > 0 && state.commit.uncommitted() == 0 => {
                 "committed (by a commit before the compaction snapshot)".into()
             }
+            None if compacted && state.commit.commits_ok > 0 => format!(
+                "committed or not: unknown, the compaction removed the commit history ({} acknowledged message(s) of the session wait for a commit)",
+                state.commit.uncommitted()
+            ),
             None => "not committed yet".into(),
         },
     };
