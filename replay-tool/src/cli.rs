@@ -22,7 +22,7 @@ pub enum Command {
     /// List the sessions that have a journal under the state root.
     Sessions(SessionsArgs),
     /// Print every event of a journal, one per line.
-    Dump(JournalArgs),
+    Dump(DumpArgs),
     /// Check every frame of a journal; exit non-zero at the first bad one.
     Verify(VerifyArgs),
     /// Print the folded state of a journal (acknowledged keys, outbox, cursor, ...).
@@ -54,9 +54,32 @@ pub struct SessionsArgs {
 /// Arguments of the commands that read one journal.
 #[derive(Debug, Args)]
 pub struct JournalArgs {
-    /// The journal directory (`<state root>/journals/<session>`).
+    /// The journal directory (`<state root>/journals/<session>`), or a bare session id.
     pub journal: PathBuf,
+    /// State root a bare session id is looked up under (default: the usual state root).
+    #[arg(long)]
+    pub state_dir: Option<PathBuf>,
     /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `dump`.
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    /// The journal directory (`<state root>/journals/<session>`), or a bare session id.
+    pub journal: PathBuf,
+    /// State root a bare session id is looked up under (default: the usual state root).
+    #[arg(long)]
+    pub state_dir: Option<PathBuf>,
+    /// Only events of this kind (`hook`, `planned`, `send-started`, ...); repeatable.
+    #[arg(long, value_name = "KIND")]
+    pub kind: Vec<String>,
+    /// Only events about this turn id (hooks, rollout reads, plans, and the sends, outcomes
+    /// and reconciliations carrying its messages).
+    #[arg(long, value_name = "TURN_ID")]
+    pub turn: Option<String>,
+    /// Print one JSON object per event (JSON lines).
     #[arg(long)]
     pub json: bool,
 }
@@ -77,10 +100,13 @@ pub struct VerifyArgs {
 /// Arguments of `why`.
 #[derive(Debug, Args)]
 pub struct WhyArgs {
-    /// The journal directory.
+    /// The journal directory, or a bare session id.
     pub journal: PathBuf,
     /// The turn (`turn_<uuid>`).
     pub turn_id: String,
+    /// State root a bare session id is looked up under (default: the usual state root).
+    #[arg(long)]
+    pub state_dir: Option<PathBuf>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -91,6 +117,10 @@ pub struct WhyArgs {
 pub struct FollowArgs {
     /// A journal directory, or a folder of journals (default: the state root's `journals/`).
     pub path: Option<PathBuf>,
+    /// State root whose `journals/` is followed when no path is given; also where a bare
+    /// session id is looked up.
+    #[arg(long)]
+    pub state_dir: Option<PathBuf>,
     /// Print JSON lines.
     #[arg(long)]
     pub json: bool,

@@ -4,11 +4,14 @@
 //! replacing a function body here and nothing else. Each shim states the real call it stands
 //! for.
 
-use std::path::Path;
-
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
+use ov_engine::codec;
+use ov_engine::event::Envelope;
+use ov_engine::projector::{MessageStatus, State};
+use ov_journal::{FrameKind, Position};
 
 /// `ov_engine::plan::to_json(&ov_engine::plan::first_capture(path)?)`: the messages a first
 /// capture of `path` sends, as a JSON array of `{"turn_id","role","content"}` (the planner's
@@ -175,11 +178,346 @@ fn segment_of(path: &Path) -> u64 {
         .unwrap_or(0)
 }
 
-/// Messages still pending (planned, not acknowledged) for `session` under `state_dir`, counted
-/// in turns, read from the folded journal state.
-///
-/// TODO(integrator): fold the journal with `ov_engine::store` once it lands; until then
-/// `simulate` prints `"pending": null`.
-pub fn pending_turns(_state_dir: &Path, _session: &str) -> Option<usize> {
-    None
+/// Turns still pending for `session` under `state_dir`: turns with a message planned in the
+/// journal and not acknowledged (pending, in flight or in doubt; a message set aside for good
+/// does not count). `None` when the session has no readable journal.
+pub fn pending_turns(state_dir: &Path, session: &str) -> Option<usize> {
+    let dir = ov_engine::paths::journal_dir(state_dir, session);
+    if !is_journal(&dir) {
+        return None;
+    }
+    let view = read_journal(&dir).ok()?;
+    Some(pending_turn_count(&view.fold().state))
+}
+
+/// Turns with a planned message that is neither acknowledged nor set aside.
+pub fn pending_turn_count(state: &State) -> usize {
+    let mut turns = std::collections::BTreeSet::new();
+    for r in state.messages.values() {
+        if matches!(
+            r.status,
+            MessageStatus::Pending | MessageStatus::InFlight { .. }
+        ) {
+            turns.insert(r.turn_id.clone().unwrap_or_default());
+        }
+    }
+    turns.len()
+}
+
+/// True when `dir` is a directory holding at least one journal segment (`<16 hex>.ovj`).
+pub fn is_journal(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).any(|e| {
+        e.file_name().to_str().is_some_and(|n| {
+            n.strip_suffix(".ovj")
+                .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+    })
+}
+
+/// The state root: `--state-dir`, else `engine::paths::state_root()`.
+pub fn state_root(state_dir: Option<&Path>) -> PathBuf {
+    state_dir.map_or_else(ov_engine::paths::state_root, Path::to_path_buf)
+}
+
+/// Resolves a `JOURNAL` argument: a journal directory, else a bare session id looked up under
+/// the state root. A user error (exit 1) when neither is a journal.
+pub fn resolve_journal(arg: &Path, state_dir: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if is_journal(arg) {
+        return Ok(arg.to_path_buf());
+    }
+    let text = arg.to_string_lossy();
+    if !text.is_empty() && arg.components().count() == 1 && !arg.exists() {
+        let root = state_root(state_dir);
+        let dir = ov_engine::paths::journal_dir(&root, &text);
+        if is_journal(&dir) {
+            return Ok(dir);
+        }
+        return Err(crate::exit::user(format!(
+            "no journal for session {text}: {} is not a journal (and no directory {text} here)",
+            dir.display()
+        )));
+    }
+    let why = if !arg.exists() {
+        "no such directory"
+    } else if !arg.is_dir() {
+        "not a directory"
+    } else {
+        "no journal segment (*.ovj) in it"
+    };
+    Err(crate::exit::user(format!(
+        "{} is not a journal: {why}",
+        arg.display()
+    )))
+}
+
+/// One frame of a journal as read by the inspection commands.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Where the frame starts.
+    pub position: Position,
+    /// The decoded content, or why it does not decode.
+    pub content: EntryContent,
+}
+
+/// What a frame holds, decoded.
+#[derive(Debug, Clone)]
+pub enum EntryContent {
+    /// An event record.
+    Event(Box<Envelope>),
+    /// A state snapshot (the first frame of a compacted segment).
+    Snapshot(Box<State>),
+    /// A record or snapshot that does not decode.
+    Undecodable {
+        /// Snapshot or record.
+        snapshot: bool,
+        /// The codec's reason.
+        reason: String,
+    },
+}
+
+/// Every frame of a journal, read-only (nothing is created, locked for writing or repaired).
+#[derive(Debug, Clone, Default)]
+pub struct JournalView {
+    /// Frames in journal order.
+    pub entries: Vec<Entry>,
+    /// Position after the last valid frame.
+    pub end: Option<Position>,
+    /// A read error that ended the view early (corruption in the middle).
+    pub read_error: Option<(Position, String)>,
+}
+
+/// The fold of a [`JournalView`].
+#[derive(Debug, Clone)]
+pub struct FoldedView {
+    /// The state.
+    pub state: State,
+    /// Records skipped (undecodable), with their positions and reasons.
+    pub skipped: Vec<(Position, String)>,
+    /// The fold started from this snapshot.
+    pub from_snapshot: Option<Position>,
+}
+
+impl JournalView {
+    /// Folds like `SessionStore::fold`: from the latest decodable snapshot, else from the start.
+    pub fn fold(&self) -> FoldedView {
+        let snap = self
+            .entries
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, e)| match &e.content {
+                EntryContent::Snapshot(s) => Some((i, e.position, s)),
+                _ => None,
+            });
+        let (mut state, from, from_snapshot) = match snap {
+            Some((i, pos, s)) => ((**s).clone(), i + 1, Some(pos)),
+            None => (State::default(), 0, None),
+        };
+        let mut skipped = Vec::new();
+        for e in self.entries.iter().skip(from) {
+            match &e.content {
+                EntryContent::Event(env) => state.apply(env),
+                EntryContent::Snapshot(_) => {}
+                EntryContent::Undecodable { reason, .. } => {
+                    skipped.push((e.position, reason.clone()))
+                }
+            }
+        }
+        if let Some((pos, why)) = &self.read_error {
+            skipped.push((*pos, format!("read stopped: {why}")));
+        }
+        FoldedView {
+            state,
+            skipped,
+            from_snapshot,
+        }
+    }
+
+    /// The decoded events, with their positions.
+    pub fn events(&self) -> impl Iterator<Item = (Position, &Envelope)> {
+        self.entries.iter().filter_map(|e| match &e.content {
+            EntryContent::Event(env) => Some((e.position, &**env)),
+            _ => None,
+        })
+    }
+}
+
+/// Reads every frame of the journal at `dir` (a shared lock with a bounded wait, then an mmap
+/// view). `progress` gets (bytes read, total bytes) now and then.
+pub fn read_journal_with(
+    dir: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> anyhow::Result<JournalView> {
+    let reader = ov_journal::Reader::open(dir, Duration::from_secs(5))
+        .with_context(|| format!("could not read {}", dir.display()))?;
+    read_from(&reader, reader.start(), progress)
+}
+
+/// [`read_journal_with`] without progress.
+pub fn read_journal(dir: &Path) -> anyhow::Result<JournalView> {
+    read_journal_with(dir, &mut |_, _| {})
+}
+
+/// Frames of `reader` from `start` (for `follow`, which re-reads only what is new).
+pub fn read_from(
+    reader: &ov_journal::Reader,
+    start: Position,
+    progress: &mut dyn FnMut(u64, u64),
+) -> anyhow::Result<JournalView> {
+    let bases: Vec<(u64, u64)> = reader
+        .segments()
+        .scan(0u64, |acc, s| {
+            let base = *acc;
+            *acc += s.valid_end;
+            Some((s.id, base))
+        })
+        .collect();
+    let total: u64 = reader.segments().map(|s| s.valid_end).sum();
+    let mut view = JournalView {
+        end: Some(reader.end()),
+        ..JournalView::default()
+    };
+    let mut last = start;
+    for (i, frame) in reader.frames_from(start).enumerate() {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(e) => {
+                view.read_error = Some((last, e.to_string()));
+                break;
+            }
+        };
+        last = frame.next_position();
+        if i % 4096 == 0 {
+            let base = bases
+                .iter()
+                .find(|(id, _)| *id == frame.position.segment)
+                .map_or(0, |(_, b)| *b);
+            progress(base + frame.position.offset, total);
+        }
+        let content = match frame.kind {
+            FrameKind::Record => match codec::decode_event(frame.payload) {
+                Ok(env) => EntryContent::Event(Box::new(env)),
+                Err(e) => EntryContent::Undecodable {
+                    snapshot: false,
+                    reason: e.to_string(),
+                },
+            },
+            FrameKind::Snapshot => match codec::decode_snapshot(frame.payload) {
+                Ok(s) => EntryContent::Snapshot(Box::new(s)),
+                Err(e) => EntryContent::Undecodable {
+                    snapshot: true,
+                    reason: e.to_string(),
+                },
+            },
+        };
+        view.entries.push(Entry {
+            position: frame.position,
+            content,
+        });
+    }
+    progress(total, total);
+    Ok(view)
+}
+
+/// What `compact` did.
+#[derive(Debug, Clone)]
+pub struct Compacted {
+    /// The fold before.
+    pub before: State,
+    /// The fold after (from the new snapshot).
+    pub after: State,
+    /// Where the snapshot frame is.
+    pub snapshot: Position,
+    /// Segments removed (all before the snapshot's).
+    pub removed_segments: usize,
+}
+
+/// `SessionStore::compact()` on the journal at `dir`, then the segments before the snapshot's
+/// are removed. The caller has checked that `dir` is a journal (open would create one).
+pub fn compact(dir: &Path) -> anyhow::Result<Compacted> {
+    let store = ov_engine::store::SessionStore::open_with(dir, Duration::from_secs(5))
+        .with_context(|| format!("could not open {}", dir.display()))?;
+    let before = store
+        .fold()
+        .with_context(|| format!("could not fold {}", dir.display()))?
+        .state;
+    let snapshot = store
+        .compact()
+        .with_context(|| format!("could not compact {}", dir.display()))?;
+    let removed_segments = store
+        .journal()
+        .remove_segments_before(snapshot.segment)
+        .with_context(|| format!("could not remove old segments of {}", dir.display()))?;
+    drop(store);
+    let after = read_journal(dir)?.fold().state;
+    Ok(Compacted {
+        before,
+        after,
+        snapshot,
+        removed_segments,
+    })
+}
+
+/// Session journal directories under a state root.
+pub fn session_dirs(root: &Path) -> Vec<PathBuf> {
+    ov_engine::store::session_dirs(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn golden(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/journals")
+            .join(name)
+    }
+
+    fn state_root_with(name: &str, session: &str) -> tempfile::TempDir {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let to = ov_engine::paths::journal_dir(tmp.path(), session);
+        std::fs::create_dir_all(&to).expect("mkdir");
+        for e in std::fs::read_dir(golden(name)).expect("golden") {
+            let p = e.expect("entry").path();
+            std::fs::copy(&p, to.join(p.file_name().expect("name"))).expect("copy");
+        }
+        tmp
+    }
+
+    #[test]
+    fn pending_turns_counts_turns_not_acknowledged() {
+        // Two pending messages of one turn.
+        let root = state_root_with("unreachable", "sess_offline");
+        assert_eq!(pending_turns(root.path(), "sess_offline"), Some(1));
+        // One turn acknowledged, one in doubt.
+        let root = state_root_with("in_doubt", "sess_doubt");
+        assert_eq!(pending_turns(root.path(), "sess_doubt"), Some(1));
+        // Set aside counts as settled.
+        let root = state_root_with("set_aside", "sess_aside");
+        assert_eq!(pending_turns(root.path(), "sess_aside"), Some(0));
+        assert_eq!(pending_turns(root.path(), "sess_none"), None);
+    }
+
+    #[test]
+    fn fold_of_the_view_equals_the_store_fold() {
+        for name in ["clean", "in_doubt", "set_aside", "unreachable", "no_stop"] {
+            let tmp = tempfile::tempdir().expect("tempdir");
+            let dir = tmp.path().join(name);
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            for e in std::fs::read_dir(golden(name)).expect("golden") {
+                let p = e.expect("entry").path();
+                std::fs::copy(&p, dir.join(p.file_name().expect("name"))).expect("copy");
+            }
+            let view = read_journal(&dir).expect("read").fold();
+            let store = ov_engine::store::SessionStore::open(&dir)
+                .expect("open")
+                .fold()
+                .expect("fold");
+            assert_eq!(view.state, store.state, "{name}");
+            assert_eq!(view.skipped.len(), store.skipped.len(), "{name}");
+        }
+    }
 }

@@ -49,10 +49,3 @@ pub fn user(msg: impl Into<String>) -> anyhow::Error {
 pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     Failure::Usage(msg.into()).into()
 }
-
-/// The error of a command whose engine piece has not landed yet (exit 2).
-pub fn not_yet_available(command: &str, needs: &str) -> anyhow::Error {
-    usage(format!(
-        "`ovreplay {command}` is not yet available: it needs {needs}, which is not built yet"
-    ))
-}

@@ -8,7 +8,9 @@ mod cli;
 mod cmd;
 mod engine_api;
 mod exit;
+mod render;
 mod simulate;
+mod story;
 
 use std::process::ExitCode;
 

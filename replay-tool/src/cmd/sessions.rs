@@ -1,14 +1,150 @@
-//! `ovreplay sessions`: the sessions that have a journal.
-//!
-//! TODO: needs the event codec and projector (`ov_engine::codec`, `ov_engine::projector`)
-//! to summarise each session.
+//! `ovreplay sessions [--state-dir DIR] [--json]`: one row per session journal under the state
+//! root, most recent activity first.
+
+use std::io::Write;
+
+use ov_engine::projector::MessageStatus;
+use serde::Serialize;
 
 use crate::cli::SessionsArgs;
+use crate::engine_api;
+use crate::render;
+
+/// One session's row.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// Session id (from the journal, else the directory name).
+    pub session_id: String,
+    /// The journal directory.
+    pub journal: String,
+    /// Time of the last event (UTC ISO), if any.
+    pub last_activity: Option<String>,
+    /// Same, in ms.
+    pub last_activity_ms: u64,
+    /// Turns seen by hooks or the rollout.
+    pub turns: usize,
+    /// Messages acknowledged.
+    pub acked: usize,
+    /// Messages planned, not acknowledged, no send outstanding.
+    pub pending: usize,
+    /// Messages refused for good.
+    pub set_aside: usize,
+    /// Sends with no outcome.
+    pub in_doubt: usize,
+    /// Turns with UserPromptSubmit but no Stop.
+    pub hooks_missing: usize,
+    /// The last problem recorded, or why the journal could not be read.
+    pub last_problem: Option<String>,
+}
 
 /// Runs `ovreplay sessions`.
-pub fn run(_args: &SessionsArgs) -> anyhow::Result<()> {
-    Err(crate::exit::not_yet_available(
-        "sessions",
-        "the event codec and projector (ov_engine::codec, ov_engine::projector)",
-    ))
+pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
+    let root = engine_api::state_root(args.state_dir.as_deref());
+    let dirs: Vec<_> = engine_api::session_dirs(&root)
+        .into_iter()
+        .filter(|d| engine_api::is_journal(d))
+        .collect();
+    let bar = render::progress_bar();
+    if let Some(bar) = &bar {
+        bar.set_length(dirs.len() as u64);
+    }
+    let mut rows: Vec<Row> = dirs
+        .iter()
+        .map(|d| {
+            let r = row(d);
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
+            r
+        })
+        .collect();
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    rows.sort_by(|a, b| {
+        b.last_activity_ms
+            .cmp(&a.last_activity_ms)
+            .then_with(|| a.session_id.cmp(&b.session_id))
+    });
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &rows)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", table(&rows))?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn row(dir: &std::path::Path) -> Row {
+    let name = dir
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let mut row = Row {
+        session_id: name,
+        journal: dir.display().to_string(),
+        last_activity: None,
+        last_activity_ms: 0,
+        turns: 0,
+        acked: 0,
+        pending: 0,
+        set_aside: 0,
+        in_doubt: 0,
+        hooks_missing: 0,
+        last_problem: None,
+    };
+    let view = match engine_api::read_journal(dir) {
+        Ok(v) => v,
+        Err(e) => {
+            row.last_problem = Some(format!("unreadable: {e:#}"));
+            return row;
+        }
+    };
+    let folded = view.fold();
+    let s = &folded.state;
+    if let Some(id) = &s.session_id {
+        row.session_id.clone_from(id);
+    }
+    if s.events > 0 {
+        row.last_activity = Some(render::time(s.last_at_ms));
+        row.last_activity_ms = s.last_at_ms;
+    }
+    row.turns = s.turns.len();
+    let count =
+        |f: fn(&MessageStatus) -> bool| s.messages.values().filter(|r| f(&r.status)).count();
+    row.acked = count(|st| matches!(st, MessageStatus::Acked));
+    row.pending = count(|st| matches!(st, MessageStatus::Pending));
+    row.set_aside = count(|st| matches!(st, MessageStatus::SetAside { .. }));
+    row.in_doubt = s.in_doubt().len();
+    row.hooks_missing = s.turns_missing_stop().len();
+    row.last_problem = match folded.skipped.last() {
+        Some((p, why)) => Some(format!("undecodable record at {p}: {why}")),
+        None => s.problems.last().cloned(),
+    };
+    row
+}
+
+/// The human table.
+pub fn table(rows: &[Row]) -> String {
+    let mut o = format!(
+        "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7}  last problem\n",
+        "session", "last activity", "turns", "acked", "pending", "aside", "in doubt", "no stop"
+    );
+    for r in rows {
+        o += &format!(
+            "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7}  {}\n",
+            r.session_id,
+            r.last_activity.as_deref().unwrap_or("-"),
+            r.turns,
+            r.acked,
+            r.pending,
+            r.set_aside,
+            r.in_doubt,
+            r.hooks_missing,
+            r.last_problem.as_deref().unwrap_or("-")
+        );
+    }
+    o += &format!("{} session(s)\n", rows.len());
+    o
 }

@@ -1,13 +1,24 @@
-//! `ovreplay why JOURNAL TURN_ID`: the story of one turn.
-//!
-//! TODO: needs the event codec and projector (`ov_engine::codec`, `ov_engine::projector`).
+//! `ovreplay why JOURNAL TURN_ID [--json]`: the story of one turn, ending with the verdict on
+//! whether it is on the server (see [`crate::story`]).
+
+use std::io::Write;
 
 use crate::cli::WhyArgs;
+use crate::engine_api;
+use crate::story;
 
 /// Runs `ovreplay why`.
-pub fn run(_args: &WhyArgs) -> anyhow::Result<()> {
-    Err(crate::exit::not_yet_available(
-        "why",
-        "the event codec and projector (ov_engine::codec, ov_engine::projector)",
-    ))
+pub fn run(args: &WhyArgs) -> anyhow::Result<()> {
+    let dir = engine_api::resolve_journal(&args.journal, args.state_dir.as_deref())?;
+    let view = engine_api::read_journal(&dir)?;
+    let story = story::tell(&view, &args.turn_id);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &story)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", story::render(&story))?;
+    }
+    out.flush()?;
+    Ok(())
 }

@@ -25,26 +25,6 @@ fn help_and_version_exit_0() {
 }
 
 #[test]
-fn commands_waiting_for_the_codec_say_so() {
-    let tmp = tempfile::tempdir().unwrap();
-    let j = tmp.path().to_str().unwrap();
-    for args in [
-        vec!["dump", j],
-        vec!["state", j],
-        vec!["why", j, "turn_x"],
-        vec!["sessions"],
-        vec!["follow", j],
-        vec!["compact", j],
-    ] {
-        ovreplay()
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains("not yet available"));
-    }
-}
-
-#[test]
 fn unknown_fault_is_a_usage_error() {
     ovreplay()
         .args([

@@ -1,11 +1,18 @@
 //! ovreplay's integration tests: one binary (house style 16).
 
 mod cli;
+mod compact;
+mod dump;
 mod fake_ovhook;
+mod follow;
+mod golden;
 mod plan;
+mod sessions;
 mod simulate_embedded;
 mod simulate_server;
+mod state;
 mod verify;
+mod why;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -22,6 +29,50 @@ pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/it/fixtures")
         .join(name)
+}
+
+/// A committed golden journal under `testdata/journals/` (see its README).
+pub fn golden(name: &str) -> PathBuf {
+    workspace().join("testdata/journals").join(name)
+}
+
+/// Runs ovreplay with `args`; returns (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = ovreplay()
+        .args(args)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("ovreplay ran");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs ovreplay on a golden journal (`{j}` in `args` is replaced by its path) and returns its
+/// stdout, asserting exit 0.
+pub fn on_golden(name: &str, args: &[&str]) -> String {
+    let j = golden(name);
+    let j = j.to_str().expect("utf-8 path");
+    let args: Vec<&str> = args
+        .iter()
+        .map(|a| if *a == "{j}" { j } else { a })
+        .collect();
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "ovreplay {args:?} failed: {err}");
+    out
+}
+
+/// Copies a journal directory (segments and lock file) to `to`.
+pub fn copy_journal(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create the copy");
+    for e in std::fs::read_dir(from).expect("read the journal") {
+        let p = e.expect("entry").path();
+        if p.is_file() {
+            std::fs::copy(&p, to.join(p.file_name().expect("a name"))).expect("copy");
+        }
+    }
 }
 
 /// The workspace root.
