@@ -190,6 +190,33 @@ pub fn pending_turns(state_dir: &Path, session: &str) -> Option<usize> {
     Some(pending_turn_count(&view.fold().state))
 }
 
+/// The messages the journal of `session` holds as captured (planned, not set
+/// aside), shaped like the server's messages so the same counting applies.
+/// `None` when the session has no readable journal.
+pub fn journal_messages(
+    state_dir: &Path,
+    session: &str,
+) -> Option<Vec<crate::simulate::count::ServerMessage>> {
+    let dir = ov_engine::paths::journal_dir(state_dir, session);
+    if !is_journal(&dir) {
+        return None;
+    }
+    let state = read_journal(&dir).ok()?.fold().state;
+    Some(
+        state
+            .order
+            .values()
+            .filter_map(|k| state.messages.get(k))
+            .filter(|r| !matches!(r.status, MessageStatus::SetAside { .. }))
+            .map(|r| crate::simulate::count::ServerMessage {
+                role: r.role.as_str().to_string(),
+                content: r.content.clone().unwrap_or_default(),
+                turn_id: r.turn_id.clone(),
+            })
+            .collect(),
+    )
+}
+
 /// Turns with a planned message that is neither acknowledged nor set aside.
 pub fn pending_turn_count(state: &State) -> usize {
     let mut turns = std::collections::BTreeSet::new();

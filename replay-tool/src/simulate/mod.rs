@@ -14,7 +14,7 @@
 //! Everything runs in a temporary HOME with its own state root, under a fresh session id, so
 //! runs against a shared server never collide and never touch the user's files.
 
-mod count;
+pub mod count;
 mod faults;
 mod hooks;
 mod play;
@@ -170,13 +170,25 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
                 })?;
             count(&expected, &messages)
         }
-        None => Counts {
-            expected: expected.len(),
-            lost: expected.len(),
-            ..Counts::default()
-        },
+        None => {
+            // Embedded default: nothing is sent. Count what the journal captured
+            // the way the server's copy is counted: a complete turn whose prompt
+            // and answer are both captured is pending; one that is not is lost.
+            let local =
+                crate::engine_api::journal_messages(&state, &session_id).unwrap_or_default();
+            let c = count(&expected, &local);
+            Counts {
+                expected: c.expected,
+                delivered: 0,
+                lost: c.expected - c.delivered,
+                ..c
+            }
+        }
     };
-    let pending = crate::engine_api::pending_turns(&state, &session_id);
+    let pending = match &access {
+        Some(_) => crate::engine_api::pending_turns(&state, &session_id),
+        None => Some(counts.expected - counts.lost),
+    };
     let kept = if args.keep {
         let path = tmp.keep();
         Some(path.display().to_string())
@@ -187,8 +199,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         expected: counts.expected,
         delivered: counts.delivered,
         duplicates: counts.duplicates,
-        // Embedded default: nothing can be delivered, nothing is "lost" yet: it is pending.
-        lost: if access.is_some() { counts.lost } else { 0 },
+        lost: counts.lost,
         pending,
         hook_violations: stats.violations,
         hook_failures: stats.failures,
