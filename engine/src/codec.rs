@@ -10,7 +10,7 @@
 //!   payload of an older version is decoded through its frozen types; a newer
 //!   version is refused with [`CodecError::UnknownVersion`], never guessed at.
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
-//!   projector [`State`](crate::projector::State) snapshot.
+//!   projector [`State`] snapshot.
 //!
 //! bincode is pinned to `=2.0.1` (3.0.0 is a tombstone); the golden-byte tests
 //! below fail if an upgrade changes a single byte.
