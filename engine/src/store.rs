@@ -196,6 +196,11 @@ impl SessionStore {
         }
     }
 
+    /// Position after the last valid frame, read from disk now.
+    pub fn end(&self) -> Result<Position, StoreError> {
+        self.journal.end().map_err(|e| self.err(e))
+    }
+
     /// Stamps and appends one event.
     pub fn append(&self, event: Event, durability: Durability) -> Result<Envelope, StoreError> {
         let env = Envelope {

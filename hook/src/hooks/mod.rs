@@ -112,6 +112,25 @@ pub fn journal(store: &SessionStore, event: Event, durability: Durability) -> bo
     }
 }
 
+/// Journals that the server could not be reached (network-level failures
+/// only; an HTTP error means it answered), starting the back-off window.
+pub fn note_unreachable(
+    store: &SessionStore,
+    e: &ov_engine::client::ClientError,
+    cfg: &ov_engine::config::Config,
+) {
+    if e.is_unreachable() || e.status() == 0 {
+        journal(
+            store,
+            Event::ServerUnreachable {
+                error: e.to_string(),
+                retry_after_ms: cfg.network.backoff_ms,
+            },
+            Durability::Buffered,
+        );
+    }
+}
+
 /// Loads the configuration for a working directory (cheap: a few small files).
 pub fn load_config(cwd: &str) -> ov_engine::config::Config {
     let ctx = ov_engine::config::LoadContext::from_process(Some(Path::new(cwd)));

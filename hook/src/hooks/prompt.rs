@@ -85,16 +85,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
                 .context_output(HookEvent::UserPromptSubmit, &outcome.block?, max)
         }
         Err(e) => {
-            if e.is_unreachable() || e.status() == 0 {
-                journal(
-                    &store,
-                    Event::ServerUnreachable {
-                        error: e.to_string(),
-                        retry_after_ms: cfg.network.backoff_ms,
-                    },
-                    Durability::Buffered,
-                );
-            }
+            super::note_unreachable(&store, &e, &cfg);
             log::warn!("recall: {e}");
             None
         }
