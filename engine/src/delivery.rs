@@ -107,6 +107,12 @@ pub trait TranscriptSource {
     fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>>;
     /// The path, for the journal.
     fn path(&self) -> String;
+    /// Whether anything new is there since `resume`, without reading it
+    /// (None: cannot tell). Used to skip idle sessions in a drain.
+    fn peek(&self, resume: Option<(FileIdentity, u64)>) -> Option<bool> {
+        let _ = resume;
+        None
+    }
 }
 
 /// What one delivery run should do.
@@ -603,6 +609,41 @@ pub trait WorkerContext {
     fn transport(&self) -> Option<&dyn Transport>;
     /// Settings for the session.
     fn settings(&self, state: &State) -> DeliverySettings;
+}
+
+/// Whether a drain of this session has anything to do, decided without
+/// writing: unsent, in-doubt or uncommitted work (when a server is
+/// configured), a turn that closing open turns would make plannable, or a
+/// transcript that changed since it was last read.
+pub fn drain_has_work(
+    state: &State,
+    settings: &DeliverySettings,
+    has_transport: bool,
+    transcript: Option<&dyn TranscriptSource>,
+) -> bool {
+    if has_transport
+        && (!state.outbox().is_empty()
+            || !state.sends.is_empty()
+            || state.commit.in_flight.is_some()
+            || state.commit.uncommitted() > 0)
+    {
+        return true;
+    }
+    let mut closed = state.clone();
+    closed.book.force_complete();
+    if settings.capture_enabled && !plan(&closed, settings).is_empty() {
+        return true;
+    }
+    let Some(source) = transcript else {
+        return false;
+    };
+    let resume = state
+        .rollout
+        .as_ref()
+        .filter(|p| p.path == source.path())
+        .map(|p| (p.identity, p.offset));
+    // Cannot tell: read it.
+    source.peek(resume).unwrap_or(true)
 }
 
 /// A worker rolls the journal to a snapshot segment once this many records

@@ -77,6 +77,18 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
         .with_context(|| format!("could not open {}", dir.display()))?;
     let state = store.fold()?.state;
     let ctx = WorkerCtx::new(state.cwd.as_deref());
+    if reason == WorkerReason::Drain {
+        let transcript = ctx.transcript(&state);
+        let settings = ctx.settings(&state);
+        if !delivery::drain_has_work(
+            &state,
+            &settings,
+            ctx.transport().is_some(),
+            transcript.as_deref(),
+        ) {
+            return Ok(());
+        }
+    }
     let wait = match reason {
         WorkerReason::Stop => Duration::from_millis(20),
         WorkerReason::Drain => Duration::from_secs(10),

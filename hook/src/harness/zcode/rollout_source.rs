@@ -25,4 +25,18 @@ impl TranscriptSource for ZcodeRollout {
     fn path(&self) -> String {
         self.path.display().to_string()
     }
+
+    fn peek(&self, resume: Option<(FileIdentity, u64)>) -> Option<bool> {
+        let meta = match std::fs::metadata(&self.path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
+            Err(_) => return None,
+        };
+        Some(match resume {
+            None => meta.len() > 0,
+            Some((id, offset)) => {
+                ov_engine::rollout::identity_of(&meta) != id || meta.len() != offset
+            }
+        })
+    }
 }
