@@ -382,17 +382,24 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// One turn: UPS, the rollout line, Stop (with `stop_env` on the Stop only).
-    pub fn turn(&mut self, tag: &str, stop_env: &[(&str, &str)]) -> &Turn {
+    /// One turn: UPS, the rollout line, Stop, with `over` added to the environment of
+    /// both hooks (and so of the worker the Stop starts).
+    pub fn turn(&mut self, tag: &str, over: &[(&str, &str)]) -> &Turn {
         let turn = Turn::new(tag);
         let cwd = self.env.home().to_path_buf();
-        self.env
-            .hook("user-prompt-submit", &ups_payload(&self.sid, &turn, &cwd));
+        let ups = self.env.hook_with(
+            "user-prompt-submit",
+            &ups_payload(&self.sid, &turn, &cwd),
+            over,
+        );
+        if !ups.is_empty() {
+            context_of("UserPromptSubmit", &ups, 32768);
+        }
         let path = self.env.rollout(&self.sid);
         append_rollout(&path, &self.sid, &mut self.history, &turn);
         let out = self
             .env
-            .hook_with("stop", &stop_payload(&self.sid, &turn, &cwd), stop_env);
+            .hook_with("stop", &stop_payload(&self.sid, &turn, &cwd), over);
         assert_eq!(out, "", "Stop must print nothing");
         self.stops += 1;
         self.turns.push(turn);
