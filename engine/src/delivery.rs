@@ -14,8 +14,9 @@
 //! # Lock protocol
 //!
 //! Hooks append without the worker lock. A worker takes the lock, works,
-//! notes the journal's end, releases the lock, and goes round again if the end
-//! moved (a Stop that arrived meanwhile may have seen the lock taken and left).
+//! releases the lock, and goes round again if the journal holds events its
+//! run did not see (a Stop that arrived meanwhile may have seen the lock taken
+//! and left).
 //! A worker that cannot take the lock leaves at once: the holder will see its
 //! events.
 
@@ -204,6 +205,18 @@ pub fn deliver(
     transport: Option<&dyn Transport>,
     settings: &DeliverySettings,
 ) -> Result<RunReport, RunError> {
+    deliver_counted(store, transcript, transport, settings).map(|(report, _)| report)
+}
+
+/// [`deliver`], also returning how many events the run's state has folded
+/// (the journal it started from plus its own appends): more in the journal
+/// afterwards means someone else appended meanwhile.
+fn deliver_counted(
+    store: &SessionStore,
+    transcript: Option<&dyn TranscriptSource>,
+    transport: Option<&dyn Transport>,
+    settings: &DeliverySettings,
+) -> Result<(RunReport, u64), RunError> {
     let folded = store.fold()?;
     let mut run = Run {
         store,
@@ -244,16 +257,16 @@ pub fn deliver(
     // 4. Send.
     let Some(t) = transport else {
         report.offline = true;
-        return Ok(report);
+        return Ok((report, run.state.events));
     };
     if !send_outbox(&mut run, t, settings, &mut report)? {
         report.offline = true;
-        return Ok(report);
+        return Ok((report, run.state.events));
     }
 
     // 5. Commit.
     commit_if_due(&mut run, t, settings, &mut report)?;
-    Ok(report)
+    Ok((report, run.state.events))
 }
 
 fn unreachable_event(e: &TransportError, settings: &DeliverySettings) -> Event {
@@ -687,28 +700,14 @@ pub fn run_worker(
         let mut settings = ctx.settings(&state);
         settings.force_commit |= reason == WorkerReason::Drain;
         settings.ignore_backoff |= reason == WorkerReason::Drain;
-        reports.push(deliver(
-            store,
-            transcript.as_deref(),
-            ctx.transport(),
-            &settings,
-        )?);
-        let end_after = store
-            .journal()
-            .end()
-            .map_err(|source| StoreError::Journal {
-                path: store.dir().to_path_buf(),
-                source,
-            })?;
+        let (report, seen) =
+            deliver_counted(store, transcript.as_deref(), ctx.transport(), &settings)?;
+        reports.push(report);
         drop(lock);
-        let end_now = store
-            .journal()
-            .end()
-            .map_err(|source| StoreError::Journal {
-                path: store.dir().to_path_buf(),
-                source,
-            })?;
-        if end_now == end_after || reports.len() >= 16 {
+        // Events appended by others while the lock was held (a Stop whose own
+        // worker found the lock taken and left) or since: go round again.
+        let now = store.fold()?.state.events;
+        if now <= seen || reports.len() >= 16 {
             return Ok(reports);
         }
     }

@@ -720,35 +720,30 @@ impl State {
     /// every turn before it has every message acknowledged (a message set aside
     /// for good counts as settled). Advanced only over whole turns.
     pub fn cursor(&self) -> Option<&str> {
+        // A turn with an unsettled message anywhere in plan order (its messages
+        // may be planned apart, e.g. the answer before a late prompt) stops it.
+        let unsettled: std::collections::BTreeSet<&str> = self
+            .messages
+            .values()
+            .filter(|r| {
+                !matches!(
+                    r.status,
+                    MessageStatus::Acked | MessageStatus::SetAside { .. }
+                )
+            })
+            .filter_map(|r| r.turn_id.as_deref())
+            .collect();
         let mut cursor = None;
-        let mut current: Option<&str> = None;
-        let mut current_ok = true;
         for key in self.order.values() {
-            let Some(r) = self.messages.get(key) else {
+            let Some(turn) = self.messages.get(key).and_then(|r| r.turn_id.as_deref()) else {
                 continue;
             };
-            let Some(turn) = r.turn_id.as_deref() else {
-                continue;
-            };
-            if current != Some(turn) {
-                if let Some(prev) = current {
-                    if !current_ok {
-                        return cursor;
-                    }
-                    cursor = Some(prev);
-                }
-                current = Some(turn);
-                current_ok = true;
+            if unsettled.contains(turn) {
+                return cursor;
             }
-            current_ok &= matches!(
-                r.status,
-                MessageStatus::Acked | MessageStatus::SetAside { .. }
-            );
+            cursor = Some(turn);
         }
-        match current {
-            Some(turn) if current_ok => Some(turn),
-            _ => cursor,
-        }
+        cursor
     }
 
     /// True when the server is in its back-off window at `now_ms`.

@@ -1,0 +1,434 @@
+//! The projector's laws, over random well-formed journals (see
+//! `projector_support`): deterministic, incremental (`fold(a ++ b)` equals
+//! folding `b` onto `fold(a)`, in memory and through a snapshot), and the
+//! exactly-once invariants that must hold after every event.
+//!
+//! `OV_PROPTEST_CASES=N` raises the case counts.
+
+mod projector_support;
+
+use std::collections::{BTreeSet, HashSet};
+
+use ov_engine::codec;
+use ov_engine::delivery::{self, DeliverySettings};
+use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage};
+use ov_engine::projector::{MessageStatus, State};
+use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
+use projector_support::{cases, events, fold_via_snapshot, open_sends, session};
+use proptest::prelude::*;
+use rstest::rstest;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+fn snapshot_bytes(s: &State) -> Vec<u8> {
+    let mut buf = Vec::new();
+    codec::encode_snapshot(s, &mut buf).expect("every state encodes");
+    buf
+}
+
+fn settled(status: &MessageStatus) -> bool {
+    matches!(
+        status,
+        MessageStatus::Acked | MessageStatus::SetAside { .. }
+    )
+}
+
+/// Every invariant that must hold of a state folded from `events`, given the
+/// keys acknowledged by some earlier prefix.
+fn check_invariants(
+    state: &State,
+    events: &[Envelope],
+    acked_before: &BTreeSet<DedupKey>,
+) -> Result<(), TestCaseError> {
+    let acked: BTreeSet<DedupKey> = state.acked().cloned().collect();
+    // Nothing acknowledged is ever lost, whatever comes later.
+    for k in acked_before {
+        prop_assert!(acked.contains(k), "acked key {k} became unacked");
+    }
+    let outbox = state.outbox();
+    let mut seen = HashSet::new();
+    for (k, r) in &outbox {
+        prop_assert!(seen.insert(*k), "key {k} twice in the outbox");
+        prop_assert!(!acked.contains(*k), "key {k} both acked and pending");
+        prop_assert!(matches!(r.status, MessageStatus::Pending));
+        prop_assert!(r.content.is_some(), "pending {k} without content");
+    }
+    // Set-aside messages never appear in the outbox.
+    for (k, _) in state.set_aside() {
+        prop_assert!(!seen.contains(k), "set-aside {k} in the outbox");
+    }
+    // Order and messages describe the same keys, each once.
+    prop_assert_eq!(state.order.len(), state.messages.len());
+    let ordered: BTreeSet<&DedupKey> = state.order.values().collect();
+    prop_assert_eq!(ordered.len(), state.messages.len());
+    for (order, k) in &state.order {
+        prop_assert_eq!(state.messages.get(k).map(|r| r.order), Some(*order));
+    }
+    // In-doubt sends are exactly the SendStarted without a settling outcome.
+    let in_doubt: BTreeSet<u64> = state.in_doubt().keys().copied().collect();
+    prop_assert_eq!(&in_doubt, &open_sends(events));
+    // A message in flight belongs to an open send that carries it.
+    for (k, r) in &state.messages {
+        if let MessageStatus::InFlight { send_id } = r.status {
+            let send = state.in_doubt().get(&send_id);
+            prop_assert!(
+                send.is_some_and(|s| s.keys.contains(k)),
+                "{k} in flight for closed send {send_id}"
+            );
+        }
+    }
+    // The cursor is advanced over whole turns only, in the order turns were
+    // first planned: every planned message of the cursor's turn, and of every
+    // turn first planned before it, is settled.
+    if let Some(c) = state.cursor() {
+        let mut turn_order: Vec<&str> = Vec::new();
+        for r in state.order.values().filter_map(|k| state.messages.get(k)) {
+            if let Some(t) = r.turn_id.as_deref() {
+                if !turn_order.contains(&t) {
+                    turn_order.push(t);
+                }
+            }
+        }
+        let pos = turn_order.iter().position(|t| *t == c);
+        prop_assert!(pos.is_some(), "cursor {c} names no planned turn");
+        let done = &turn_order[..=pos.unwrap_or(0)];
+        for (k, r) in &state.messages {
+            if r.turn_id.as_deref().is_some_and(|t| done.contains(&t)) {
+                prop_assert!(settled(&r.status), "cursor {c} passes unsettled {k}");
+            }
+        }
+    } else {
+        // No cursor: the first turn in plan order is not fully settled.
+        if let Some(first) = state
+            .order
+            .values()
+            .filter_map(|k| state.messages.get(k))
+            .find_map(|r| r.turn_id.as_deref())
+        {
+            prop_assert!(
+                state
+                    .messages
+                    .values()
+                    .any(|r| r.turn_id.as_deref() == Some(first) && !settled(&r.status)),
+                "no cursor although turn {first} is settled"
+            );
+        }
+    }
+    // A key planned once is never planned again.
+    let planned = delivery::plan(state, &DeliverySettings::new("zc-law".into()));
+    let mut plan_keys = HashSet::new();
+    for m in &planned {
+        prop_assert!(
+            !state.messages.contains_key(&m.key),
+            "plan re-plans {}",
+            m.key
+        );
+        prop_assert!(plan_keys.insert(&m.key), "plan names {} twice", m.key);
+    }
+    // The commit never covers more than was acknowledged.
+    prop_assert!(state.commit.committed_through <= state.commit.acked_total);
+    prop_assert_eq!(state.commit.acked_total, acked.len() as u64);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(96)))]
+
+    /// (a) The same events give the same state and the same snapshot bytes.
+    #[test]
+    fn fold_is_deterministic(ops in session(80)) {
+        let evs = events(&ops);
+        let one = State::fold(&evs);
+        let two = State::fold(&evs);
+        prop_assert_eq!(&one, &two);
+        prop_assert_eq!(snapshot_bytes(&one), snapshot_bytes(&two));
+        // Replaying the interpreter gives the same journal too.
+        prop_assert_eq!(events(&ops), evs);
+    }
+
+    /// (b) and (c): for every split point, `fold(a ++ b)` equals `b` applied
+    /// onto `fold(a)`, and onto `decode(encode(fold(a)))`.
+    #[test]
+    fn fold_is_incremental_at_every_split(ops in session(60)) {
+        let evs = events(&ops);
+        let whole = State::fold(&evs);
+        let whole_bytes = snapshot_bytes(&whole);
+        for split in 0..=evs.len() {
+            let (a, b) = evs.split_at(split);
+            let mut s = State::fold(a);
+            for e in b {
+                s.apply(e);
+            }
+            prop_assert_eq!(&s, &whole, "in memory, split at {}", split);
+            let via = fold_via_snapshot(&evs, split).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(&via, &whole, "through a snapshot, split at {}", split);
+            prop_assert_eq!(snapshot_bytes(&via), whole_bytes.clone());
+        }
+    }
+
+    /// (e) The exactly-once invariants hold after every event.
+    #[test]
+    fn invariants_hold_after_every_event(ops in session(100)) {
+        let evs = events(&ops);
+        let mut state = State::default();
+        let mut acked_before = BTreeSet::new();
+        for (i, e) in evs.iter().enumerate() {
+            state.apply(e);
+            check_invariants(&state, &evs[..=i], &acked_before)?;
+            acked_before = state.acked().cloned().collect();
+        }
+    }
+}
+
+fn env(at_ms: u64, event: Event) -> Envelope {
+    Envelope {
+        at_ms,
+        pid: 7,
+        event,
+    }
+}
+
+fn hook(kind: HookKind, turn: &str, text: &str) -> Event {
+    let mut h = HookReceived {
+        kind: Some(kind),
+        harness: "zcode".into(),
+        session_id: Some("sess_big".into()),
+        turn_id: Some(turn.to_owned()),
+        ..HookReceived::default()
+    };
+    match kind {
+        HookKind::PromptSubmit => h.prompt = Some(text.to_owned()),
+        HookKind::Stop => h.response_text = Some(text.to_owned()),
+        _ => {}
+    }
+    Event::HookReceived(h)
+}
+
+/// Folds `evs` then `more`, keeping the envelopes.
+fn apply_all(state: &mut State, log: &mut Vec<Envelope>, more: Vec<Envelope>) {
+    for e in more {
+        state.apply(&e);
+        log.push(e);
+    }
+}
+
+/// A session of far more turns than the anchor's 1000-key window, fully
+/// acknowledged, then a rescan of the whole rollout under a new file identity
+/// with the rollout position lost, then a drain: nothing is planned again.
+#[test]
+fn no_bounded_window_after_3000_turns() -> TestResult {
+    const N: usize = 3000;
+    let settings = DeliverySettings::new("zc-big".into());
+    let mut state = State::default();
+    let mut log = Vec::new();
+    let mut at = 1_800_000_000_000u64;
+    let mut send_id = 0u64;
+    for block in 0..N / 100 {
+        let mut evs = Vec::new();
+        for i in block * 100..(block + 1) * 100 {
+            at += 10;
+            let t = format!("turn_{i:05}");
+            evs.push(env(
+                at,
+                hook(HookKind::PromptSubmit, &t, &format!("prompt {i}")),
+            ));
+            evs.push(env(
+                at + 1,
+                hook(HookKind::Stop, &t, &format!("answer {i}")),
+            ));
+        }
+        apply_all(&mut state, &mut log, evs);
+        let planned = delivery::plan(&state, &settings);
+        assert_eq!(planned.len(), 200, "block {block}");
+        let keys: Vec<DedupKey> = planned.iter().map(|m| m.key.clone()).collect();
+        let evs = vec![
+            env(at + 2, Event::MessagesPlanned { messages: planned }),
+            env(
+                at + 3,
+                Event::SendStarted {
+                    send_id,
+                    keys,
+                    single: false,
+                },
+            ),
+            env(at + 4, Event::SendAcked { send_id }),
+        ];
+        send_id += 1;
+        apply_all(&mut state, &mut log, evs);
+    }
+    assert_eq!(state.acked().count(), 2 * N);
+    assert!(state.outbox().is_empty());
+    assert_eq!(state.cursor(), Some("turn_02999"));
+
+    // The rollout rotated (new inode) and every old turn comes back; the
+    // saved position is lost as well.
+    state.rollout = None;
+    let fragments: Vec<TurnFragment> = (0..N)
+        .map(|i| TurnFragment {
+            turn_id: format!("turn_{i:05}"),
+            prompt: Some(format!("prompt {i} as the rollout has it")),
+            final_text: Some(format!("answer {i}")),
+            last_text: Some(format!("answer {i}")),
+            finished: true,
+            interrupted: false,
+            calls: 1,
+            superseded: i + 1 < N,
+        })
+        .collect();
+    let rescan = env(
+        at + 100,
+        Event::RolloutRead {
+            path: "/r/model-io-sess_big.jsonl".into(),
+            chunk: RolloutChunk {
+                identity: FileIdentity { dev: 9, ino: 99 },
+                start: 0,
+                end: 1_000_000,
+                file_len: 1_000_000,
+                rescanned: true,
+                fragments,
+                skipped_lines: 0,
+                bad_lines: 0,
+            },
+        },
+    );
+    state.apply(&rescan);
+    assert!(delivery::plan(&state, &settings).is_empty());
+    state.apply(&env(at + 200, Event::OpenTurnsClosed));
+    assert!(
+        delivery::plan(&state, &settings).is_empty(),
+        "a drain after the rescan replans nothing"
+    );
+
+    // The same through a snapshot of the acknowledged history.
+    log.push(rescan);
+    let via = fold_via_snapshot(&log, log.len() - 1)?;
+    assert!(delivery::plan(&via, &settings).is_empty());
+    Ok(())
+}
+
+/// How each send outcome leaves a batch of two messages.
+#[rstest]
+#[case::acked(None, "acked", false)]
+#[case::retryable_429(Some((429, true, true)), "pending", false)]
+#[case::timeout_408_unsent(Some((408, true, false)), "pending", false)]
+#[case::unsupported_404(Some((404, false, true)), "pending", true)]
+#[case::unsupported_405(Some((405, false, true)), "pending", true)]
+#[case::bad_request_batch(Some((400, false, true)), "pending-single", false)]
+#[case::server_error_sent(Some((503, true, true)), "in-doubt", false)]
+#[case::server_error_unsent(Some((500, true, false)), "pending", false)]
+#[case::network_sent(Some((0, true, true)), "in-doubt", false)]
+#[case::network_unsent(Some((0, true, false)), "pending", false)]
+fn batch_outcome_table(
+    #[case] failure: Option<(u16, bool, bool)>,
+    #[case] expect: &str,
+    #[case] batch_unsupported: bool,
+) -> TestResult {
+    let msgs: Vec<PlannedMessage> = ["a", "b"]
+        .iter()
+        .map(|t| PlannedMessage {
+            key: DedupKey::for_turn(t, Role::User),
+            turn_id: Some((*t).to_owned()),
+            role: Role::User,
+            content: format!("prompt {t}"),
+            raw_len: 8,
+            interrupted: false,
+        })
+        .collect();
+    let keys: Vec<DedupKey> = msgs.iter().map(|m| m.key.clone()).collect();
+    let mut evs = vec![
+        env(1, Event::MessagesPlanned { messages: msgs }),
+        env(
+            2,
+            Event::SendStarted {
+                send_id: 0,
+                keys: keys.clone(),
+                single: false,
+            },
+        ),
+    ];
+    evs.push(env(
+        3,
+        match failure {
+            None => Event::SendAcked { send_id: 0 },
+            Some((status, retryable, request_sent)) => Event::SendFailed {
+                send_id: 0,
+                status,
+                retryable,
+                error: "e".into(),
+                request_sent,
+            },
+        },
+    ));
+    let s = State::fold(&evs);
+    assert_eq!(s.batch_unsupported, batch_unsupported);
+    for k in &keys {
+        let r = &s.messages[k];
+        let got = match (&r.status, r.needs_single) {
+            (MessageStatus::Acked, _) => "acked",
+            (MessageStatus::Pending, false) => "pending",
+            (MessageStatus::Pending, true) => "pending-single",
+            (MessageStatus::InFlight { .. }, _) => "in-doubt",
+            (MessageStatus::SetAside { .. }, _) => "set-aside",
+        };
+        assert_eq!(got, expect, "{k}");
+    }
+    assert_eq!(s.in_doubt().contains_key(&0), expect == "in-doubt");
+    Ok(())
+}
+
+fn planned(turn: &str, role: Role, content: &str) -> PlannedMessage {
+    PlannedMessage {
+        key: DedupKey::for_turn(turn, role),
+        turn_id: Some(turn.to_owned()),
+        role,
+        content: content.to_owned(),
+        raw_len: content.len() as u64,
+        interrupted: false,
+    }
+}
+
+/// Regression (found by `invariants_hold_after_every_event`): a turn whose
+/// answer was planned before its prompt (a tail-only rollout window, then a
+/// late prompt) must not be passed by the cursor while the prompt is pending.
+#[test]
+fn cursor_waits_for_a_turns_message_planned_later() -> TestResult {
+    let a = planned("ta", Role::Assistant, "answer a");
+    let b = planned("tb", Role::User, "prompt b");
+    let a_user = planned("ta", Role::User, "prompt a");
+    let mut s = State::fold(&[
+        env(
+            1,
+            Event::MessagesPlanned {
+                messages: vec![a.clone(), b],
+            },
+        ),
+        env(
+            2,
+            Event::SendStarted {
+                send_id: 0,
+                keys: vec![a.key.clone()],
+                single: true,
+            },
+        ),
+        env(3, Event::SendAcked { send_id: 0 }),
+    ]);
+    assert_eq!(s.cursor(), Some("ta"));
+    s.apply(&env(
+        4,
+        Event::MessagesPlanned {
+            messages: vec![a_user.clone()],
+        },
+    ));
+    assert_eq!(s.cursor(), None, "ta has a pending prompt");
+    s.apply(&env(
+        5,
+        Event::SendStarted {
+            send_id: 1,
+            keys: vec![a_user.key.clone()],
+            single: true,
+        },
+    ));
+    s.apply(&env(6, Event::SendAcked { send_id: 1 }));
+    assert_eq!(s.cursor(), Some("ta"), "tb is still pending");
+    Ok(())
+}

@@ -1,0 +1,207 @@
+//! Stop → detached worker → the real OpenViking server, exactly once, with workers
+//! killed at every failpoint, killed with `kill -9` at random moments, and with the
+//! server unreachable for part of a session. What the server holds is read back with
+//! `Client::session_messages` (live and archived).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{assert_exactly_once, assert_settled, Env, Session};
+use ov_engine::event::Event;
+
+/// Every worker commits (the commit path and its failpoint are on the way of every turn).
+fn env(url: &str) -> Env {
+    let mut e = Env::with_url(url);
+    e.set("OPENVIKING_COMMIT_TOKEN_THRESHOLD", "0");
+    e
+}
+
+/// Three turns fired as ZCode fires them; each Stop's worker alone delivers its turn.
+#[test]
+fn three_turns_each_delivered_once_by_their_stop_worker() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let env = env(&url);
+    let mut s = Session::new(&env);
+    for i in 0..3 {
+        s.turn(&format!("plain{i}"), &[]);
+        s.wait_worker();
+        assert_settled(&env, &s.sid);
+        let state = env.state_of(&s.sid);
+        assert_eq!(state.cursor(), Some(s.turns[i].id.as_str()), "turn {i}");
+    }
+    assert_exactly_once(&url, &s.remote(), &s.turns);
+    // A later drain finds nothing to send.
+    env.drain();
+    assert_exactly_once(&url, &s.remote(), &s.turns);
+    let sends = common::count(&env.events(&s.sid), |e| {
+        matches!(e, Event::SendStarted { .. })
+    });
+    assert_eq!(sends, 3, "one batch per turn");
+}
+
+/// The last event the killed worker wrote, for each failpoint.
+fn last_event_at(point: &str) -> &'static str {
+    match point {
+        "after-stop-journaled" => "worker-started",
+        "after-rollout-read" => "rollout-read",
+        "after-plan" => "planned",
+        "after-request-sent" | "after-reply-before-outcome" => "send-started",
+        "after-commit-sent" => "commit-started",
+        other => panic!("unknown failpoint {other}"),
+    }
+}
+
+/// For each failpoint: a turn whose worker SIGKILLs itself there, then a normal turn,
+/// then `ovhook drain`: both turns on the server exactly once, the journal settled.
+#[test]
+fn every_failpoint_then_next_turn_and_drain_delivers_exactly_once() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    for point in ov_engine::failpoint::POINTS {
+        let env = env(&url);
+        let mut s = Session::new(&env);
+        s.turn(&format!("{point}-killed"), &[("OVHOOK_FAILPOINT", point)]);
+        s.wait_worker();
+        let evs = env.events(&s.sid);
+        let last = evs.last().expect("events").event.kind_name();
+        assert_eq!(
+            last,
+            last_event_at(point),
+            "{point}: the worker did not die there"
+        );
+        s.turn(&format!("{point}-next"), &[]);
+        s.wait_worker();
+        env.drain();
+        assert_exactly_once(&url, &s.remote(), &s.turns);
+        assert_settled(&env, &s.sid);
+        let state = env.state_of(&s.sid);
+        assert_eq!(state.cursor(), Some(s.turns[1].id.as_str()), "{point}");
+        assert!(
+            state.commit.in_flight.is_none(),
+            "{point}: commit in flight"
+        );
+    }
+}
+
+/// Tiny deterministic generator (the seed is printed so a failure can be replayed).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+}
+
+/// Pids of the `ovhook worker` / `ovhook drain` processes of this test's state root.
+fn worker_pids(env: &Env) -> Vec<i32> {
+    let needle = env.state();
+    let mut out = Vec::new();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for p in procs.flatten() {
+        let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(p.path().join("cmdline")) else {
+            continue;
+        };
+        if !cmd.windows(b"worker".len()).any(|w| w == b"worker") {
+            continue;
+        }
+        // Only workers started for this test's HOME (their environment names it).
+        let Ok(environ) = std::fs::read(p.path().join("environ")) else {
+            continue;
+        };
+        let want = format!("OVHOOK_STATE_DIR={}", needle.display());
+        if environ.split(|b| *b == 0).any(|kv| kv == want.as_bytes()) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Multi-turn sessions whose Stop workers are killed with a real `kill -9` at random
+/// moments; a drain at the end; every message on the server exactly once.
+/// `OVHOOK_KILL_ITERATIONS` (default 3) sessions of 4 turns; `OVHOOK_KILL_SEED` replays.
+#[test]
+fn random_kill_9_of_workers_then_drain_is_exactly_once() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let iterations: usize = std::env::var("OVHOOK_KILL_ITERATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let seed: u64 = std::env::var("OVHOOK_KILL_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| ov_engine::store::now_ms());
+    eprintln!("OVHOOK_KILL_SEED={seed}");
+    let mut rng = Lcg(seed);
+    let mut kills = 0;
+    for it in 0..iterations {
+        let env = env(&url);
+        let mut s = Session::new(&env);
+        for t in 0..4 {
+            s.turn(&format!("kill{it}-{t}"), &[]);
+            // Kill somewhere in the first ~60 ms of the worker's life.
+            let delay = rng.next() % 60;
+            std::thread::sleep(Duration::from_millis(delay));
+            for pid in worker_pids(&env) {
+                // SAFETY: kill(2) on a pid we just read; it is our own detached child
+                // (its environment names this test's state root).
+                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                    kills += 1;
+                }
+            }
+            common::wait_all_idle(&env);
+        }
+        env.drain();
+        assert_exactly_once(&url, &s.remote(), &s.turns);
+        assert_settled(&env, &s.sid);
+    }
+    eprintln!("{kills} worker(s) killed");
+}
+
+/// The server is unreachable for two turns in the middle of a session, then back: the
+/// next Stop worker respects the back-off, a drain delivers everything, once.
+#[test]
+fn server_unreachable_for_two_turns_then_drain_delivers_once() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let env = env(&url);
+    let closed = format!("http://127.0.0.1:{}", common::closed_port());
+    let mut s = Session::new(&env);
+    s.turn("up-before", &[]);
+    s.wait_worker();
+    for i in 0..2 {
+        s.turn(&format!("down{i}"), &[("OPENVIKING_URL", &closed)]);
+        s.wait_worker();
+    }
+    let state = env.state_of(&s.sid);
+    assert_eq!(
+        state.outbox().len(),
+        4,
+        "the two down turns wait in the outbox"
+    );
+    assert!(
+        common::count(&env.events(&s.sid), |e| matches!(
+            e,
+            Event::ServerUnreachable { .. }
+        )) >= 1
+    );
+    s.turn("up-after", &[]);
+    s.wait_worker();
+    env.drain();
+    assert_exactly_once(&url, &s.remote(), &s.turns);
+    assert_settled(&env, &s.sid);
+}
