@@ -413,7 +413,7 @@ impl<'a> Session<'a> {
 
     /// The OpenViking session id.
     pub fn remote(&self) -> String {
-        ov_engine::ids::openviking_session_id(&self.sid)
+        ov_engine::ids::remote_session_id("zc-", &self.sid)
     }
 }
 
