@@ -488,10 +488,12 @@ impl State {
             self.malformed_hooks += 1;
         }
         let Some(kind) = h.kind else { return };
-        *self
-            .hook_counts
-            .entry(kind.as_str().to_string())
-            .or_insert(0) += 1;
+        match self.hook_counts.get_mut(kind.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                self.hook_counts.insert(kind.as_str().to_string(), 1);
+            }
+        }
         let turn = h.turn_id.as_deref().or(h.trace_id.as_deref());
         match kind {
             HookKind::SessionStart => {
@@ -533,16 +535,23 @@ impl State {
     }
 
     fn touch_turn(&mut self, turn_id: &str, at: u64) -> &mut TurnLiveness {
-        let next = &mut self.next_turn_order;
-        let t = self.turns.entry(turn_id.to_string()).or_insert_with(|| {
-            let order = *next;
-            *next += 1;
-            TurnLiveness {
-                order,
-                first_at_ms: at,
-                ..TurnLiveness::default()
-            }
-        });
+        // Look up before inserting: no key allocation for a turn already seen.
+        if !self.turns.contains_key(turn_id) {
+            let order = self.next_turn_order;
+            self.next_turn_order += 1;
+            self.turns.insert(
+                turn_id.to_string(),
+                TurnLiveness {
+                    order,
+                    first_at_ms: at,
+                    ..TurnLiveness::default()
+                },
+            );
+        }
+        let t = self
+            .turns
+            .get_mut(turn_id)
+            .expect("inserted above when missing");
         t.last_at_ms = t.last_at_ms.max(at);
         t
     }

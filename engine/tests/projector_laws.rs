@@ -222,8 +222,8 @@ fn no_bounded_window_after_3000_turns() -> TestResult {
     let mut state = State::default();
     let mut log = Vec::new();
     let mut at = 1_800_000_000_000u64;
-    let mut send_id = 0u64;
     for block in 0..N / 100 {
+        let send_id = block as u64;
         let mut evs = Vec::new();
         for i in block * 100..(block + 1) * 100 {
             at += 10;
@@ -253,7 +253,6 @@ fn no_bounded_window_after_3000_turns() -> TestResult {
             ),
             env(at + 4, Event::SendAcked { send_id }),
         ];
-        send_id += 1;
         apply_all(&mut state, &mut log, evs);
     }
     assert_eq!(state.acked().count(), 2 * N);

@@ -12,8 +12,8 @@ use ov_engine::projector::State;
 use ov_engine::store::SessionStore;
 use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
 use ov_journal::Durability;
-use proptest::prelude::*;
 use projector_support::{cases, events, session};
+use proptest::prelude::*;
 
 fn append_raw(store: &SessionStore, env: &Envelope) -> Result<(), TestCaseError> {
     let mut buf = Vec::new();
@@ -122,89 +122,155 @@ fn wild_event() -> impl Strategy<Value = Event> {
         (opt_string(), opt_string(), opt_string(), opt_string()),
         (prop::option::of(any::<u64>()), any::<u64>(), opt_string()),
     )
-        .prop_map(|(kind, harness, (a, b, c, d), (e, f, g, h), (n, raw_len, m))| {
-            Event::HookReceived(HookReceived {
-                kind,
-                harness,
-                session_id: a,
-                turn_id: b,
-                trace_id: c,
-                cwd: d,
-                prompt: e,
-                response_text: f,
-                source: g,
-                tool_name: h.clone(),
-                denied_uri: h,
-                tool_call_count: n,
-                raw_len,
-                malformed: m,
-            })
-        });
+        .prop_map(
+            |(kind, harness, (a, b, c, d), (e, f, g, h), (n, raw_len, m))| {
+                Event::HookReceived(HookReceived {
+                    kind,
+                    harness,
+                    session_id: a,
+                    turn_id: b,
+                    trace_id: c,
+                    cwd: d,
+                    prompt: e,
+                    response_text: f,
+                    source: g,
+                    tool_name: h.clone(),
+                    denied_uri: h,
+                    tool_call_count: n,
+                    raw_len,
+                    malformed: m,
+                })
+            },
+        );
     let frag = (
         ".{0,8}",
         (opt_string(), opt_string(), opt_string()),
         (any::<bool>(), any::<bool>(), any::<u32>(), any::<bool>()),
     )
-        .prop_map(|(turn_id, (prompt, final_text, last_text), (finished, interrupted, calls, superseded))| {
-            TurnFragment { turn_id, prompt, final_text, last_text, finished, interrupted, calls, superseded }
-        });
+        .prop_map(
+            |(
+                turn_id,
+                (prompt, final_text, last_text),
+                (finished, interrupted, calls, superseded),
+            )| {
+                TurnFragment {
+                    turn_id,
+                    prompt,
+                    final_text,
+                    last_text,
+                    finished,
+                    interrupted,
+                    calls,
+                    superseded,
+                }
+            },
+        );
     let rollout = (
         ".{0,8}",
-        (any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>()),
+        (
+            any::<u64>(),
+            any::<u64>(),
+            any::<u64>(),
+            any::<u64>(),
+            any::<u64>(),
+        ),
         any::<bool>(),
         prop::collection::vec(frag, 0..3),
         (any::<u32>(), any::<u32>()),
     )
-        .prop_map(|(path, (dev, ino, start, end, file_len), rescanned, fragments, (skipped_lines, bad_lines))| {
-            Event::RolloutRead {
+        .prop_map(
+            |(
                 path,
-                chunk: RolloutChunk {
-                    identity: FileIdentity { dev, ino },
-                    start,
-                    end,
-                    file_len,
-                    rescanned,
-                    fragments,
-                    skipped_lines,
-                    bad_lines,
-                },
-            }
-        });
-    let planned = prop::collection::vec(
-        (key(), opt_string(), role(), ".{0,20}", any::<u64>(), any::<bool>()).prop_map(
-            |(key, turn_id, role, content, raw_len, interrupted)| PlannedMessage {
-                key,
-                turn_id,
-                role,
-                content,
-                raw_len,
-                interrupted,
+                (dev, ino, start, end, file_len),
+                rescanned,
+                fragments,
+                (skipped_lines, bad_lines),
+            )| {
+                Event::RolloutRead {
+                    path,
+                    chunk: RolloutChunk {
+                        identity: FileIdentity { dev, ino },
+                        start,
+                        end,
+                        file_len,
+                        rescanned,
+                        fragments,
+                        skipped_lines,
+                        bad_lines,
+                    },
+                }
             },
-        ),
+        );
+    let planned = prop::collection::vec(
+        (
+            key(),
+            opt_string(),
+            role(),
+            ".{0,20}",
+            any::<u64>(),
+            any::<bool>(),
+        )
+            .prop_map(|(key, turn_id, role, content, raw_len, interrupted)| {
+                PlannedMessage {
+                    key,
+                    turn_id,
+                    role,
+                    content,
+                    raw_len,
+                    interrupted,
+                }
+            }),
         0..3,
     )
     .prop_map(|messages| Event::MessagesPlanned { messages });
-    let failed = (any::<u64>(), any::<u16>(), any::<bool>(), ".{0,10}", any::<bool>()).prop_map(
-        |(send_id, status, retryable, error, request_sent)| Event::SendFailed {
-            send_id,
-            status,
-            retryable,
-            error,
-            request_sent,
-        },
-    );
+    let failed = (
+        any::<u64>(),
+        any::<u16>(),
+        any::<bool>(),
+        ".{0,10}",
+        any::<bool>(),
+    )
+        .prop_map(
+            |(send_id, status, retryable, error, request_sent)| Event::SendFailed {
+                send_id,
+                status,
+                retryable,
+                error,
+                request_sent,
+            },
+        );
     let reconciled = (
         prop::collection::vec(any::<u64>(), 0..3),
         prop::collection::vec(key(), 0..3),
         prop::collection::vec(key(), 0..3),
     )
-        .prop_map(|(send_ids, present, absent)| Event::Reconciled { send_ids, present, absent });
-    let misc = (any::<u64>(), prop::option::of(any::<u64>()), opt_string(), any::<u8>(), any::<bool>())
+        .prop_map(|(send_ids, present, absent)| Event::Reconciled {
+            send_ids,
+            present,
+            absent,
+        });
+    let misc = (
+        any::<u64>(),
+        prop::option::of(any::<u64>()),
+        opt_string(),
+        any::<u8>(),
+        any::<bool>(),
+    )
         .prop_flat_map(|(id, before, s, tier, flag)| {
             prop_oneof![
-                Just(Event::CommitStarted { commit_id: id, commit_count_before: before }),
-                Just(Event::CommitAcked { commit_id: id, task_id: s.clone(), archive_uri: s.clone() }),
-                Just(Event::CommitReconciled { commit_id: id, applied: flag }),
+                Just(Event::CommitStarted {
+                    commit_id: id,
+                    commit_count_before: before
+                }),
+                Just(Event::CommitAcked {
+                    commit_id: id,
+                    task_id: s.clone(),
+                    archive_uri: s.clone()
+                }),
+                Just(Event::CommitReconciled {
+                    commit_id: id,
+                    applied: flag
+                }),
                 Just(Event::RecallServed {
                     turn_id: s.clone(),
                     prompt_hash: id,
@@ -213,8 +279,15 @@ fn wild_event() -> impl Strategy<Value = Event> {
                     context_face_unsupported: flag,
                     cached: !flag,
                 }),
-                Just(Event::ServerUnreachable { error: s.clone().unwrap_or_default(), retry_after_ms: id }),
-                Just(Event::SendStarted { send_id: id, keys: vec![DedupKey(s.clone().unwrap_or_default())], single: flag }),
+                Just(Event::ServerUnreachable {
+                    error: s.clone().unwrap_or_default(),
+                    retry_after_ms: id
+                }),
+                Just(Event::SendStarted {
+                    send_id: id,
+                    keys: vec![DedupKey(s.clone().unwrap_or_default())],
+                    single: flag
+                }),
                 Just(Event::SendAcked { send_id: id }),
                 Just(Event::ProfileServed { bytes: id }),
                 Just(Event::ServerReachable),
