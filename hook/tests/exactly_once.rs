@@ -143,7 +143,7 @@ fn random_kill_9_of_workers_then_drain_is_exactly_once() {
     let seed: u64 = std::env::var("OVHOOK_KILL_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| ov_engine::store::now_ms());
+        .unwrap_or_else(ov_engine::store::now_ms);
     eprintln!("OVHOOK_KILL_SEED={seed}");
     let mut rng = Lcg(seed);
     let mut kills = 0;

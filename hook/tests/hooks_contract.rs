@@ -288,6 +288,14 @@ fn session_start_output_is_canonical_and_fits_the_cap() {
         let ctx = context_of("SessionStart", &stdout, cap)
             .unwrap_or_else(|| panic!("no profile output with cap {cap}"));
         assert!(ctx.contains("Hooktest") || cap < 2000, "{ctx}");
+        // UserPromptSubmit under the same cap: a recall block, canonical and fitting.
+        let mut t = common::Turn::new("cap");
+        t.prompt = "What does my profile say about quoted things and backslashes?".into();
+        let ups = env.hook(
+            "user-prompt-submit",
+            &common::ups_payload(&sid, &t, env.home()),
+        );
+        context_of("UserPromptSubmit", &ups, cap);
         common::wait_all_idle(&env);
     }
 }
