@@ -139,6 +139,9 @@ pub struct DeliverySettings {
     pub max_requests: usize,
     /// Transient failures (5xx, 408, 429, lost replies) retried within one run.
     pub transient_retries: u32,
+    /// Wait until in-doubt requests are this old before asking the server
+    /// about them ([`IN_DOUBT_SETTLE_MS`]).
+    pub in_doubt_settle_ms: u64,
     /// Try the server even inside the unreachable back-off window (a drain
     /// must finish all unfinished work; a Stop worker respects the window).
     pub ignore_backoff: bool,
@@ -159,6 +162,7 @@ impl DeliverySettings {
             max_requests: 200,
             transient_retries: 3,
             ignore_backoff: false,
+            in_doubt_settle_ms: IN_DOUBT_SETTLE_MS,
         }
     }
 }
@@ -276,6 +280,11 @@ fn unreachable_event(e: &TransportError, settings: &DeliverySettings) -> Event {
     }
 }
 
+/// An in-doubt request younger than this may still be in the server's hands
+/// (its sender died after the body left); reconciling it sooner could find it
+/// absent and resend it just before the server applies it.
+pub const IN_DOUBT_SETTLE_MS: u64 = 3_000;
+
 /// Settles in-doubt sends and commits. Returns false when the server cannot be reached.
 fn reconcile(
     run: &mut Run<'_>,
@@ -283,6 +292,20 @@ fn reconcile(
     settings: &DeliverySettings,
     report: &mut RunReport,
 ) -> Result<bool, RunError> {
+    let youngest = run
+        .state
+        .sends
+        .values()
+        .filter(|s| !s.answered)
+        .map(|s| s.started_at_ms)
+        .chain(run.state.commit.in_flight.iter().map(|c| c.started_at_ms))
+        .max();
+    if let Some(started) = youngest {
+        let age = now_ms().saturating_sub(started);
+        if age < settings.in_doubt_settle_ms {
+            std::thread::sleep(Duration::from_millis(settings.in_doubt_settle_ms - age));
+        }
+    }
     if !run.state.sends.is_empty() {
         let held = match t.held_messages(&settings.remote_session) {
             Ok(h) => h,

@@ -104,6 +104,9 @@ pub struct SendRecord {
     pub started_at_ms: u64,
     /// Writer pid.
     pub pid: u32,
+    /// The server answered it (a 5xx after the body left): it is in doubt but
+    /// no longer in the server's hands.
+    pub answered: bool,
 }
 
 /// Where the rollout was last read up to.
@@ -344,6 +347,7 @@ impl State {
                         single: *single,
                         started_at_ms: at,
                         pid: env.pid,
+                        answered: false,
                     },
                 );
             }
@@ -655,9 +659,11 @@ impl State {
     /// A send failed after its request left: it stays in doubt (its record
     /// kept, its messages in flight) until reconciled with the server.
     fn doubt_send(&mut self, send_id: u64, status: u16, error: &str) {
-        let Some(send) = self.sends.get(&send_id) else {
+        let Some(send) = self.sends.get_mut(&send_id) else {
             return;
         };
+        send.answered |= status != 0;
+        let send = &*send;
         let batch = !send.single && send.keys.len() > 1;
         for k in &send.keys {
             if let Some(r) = self.messages.get_mut(k) {

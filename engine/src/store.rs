@@ -160,22 +160,18 @@ impl SessionStore {
         Ok(store)
     }
 
-    /// Folds and, when more than `threshold` events follow the latest
-    /// snapshot, rolls to a new snapshot segment and removes segments older
-    /// than the previous snapshot (one generation of history is kept for
-    /// `ovreplay`). Returns true when it compacted.
+    /// Folds and, when more than `threshold` records follow the latest
+    /// snapshot, rolls to a new segment that starts with a snapshot, so later
+    /// folds start there. Old segments are kept: a snapshot is only a cache of
+    /// the fold, and if a later build cannot decode it, the events behind it
+    /// still give the state (removing them is `ovreplay compact`'s explicit
+    /// job). Returns true when it rolled.
     pub fn compact_if_longer_than(&self, threshold: u64) -> Result<bool, StoreError> {
         let folded = self.fold()?;
         if folded.records_after_snapshot <= threshold {
             return Ok(false);
         }
-        let previous = folded.snapshot_segment;
         self.compact()?;
-        if let Some(seg) = previous {
-            self.journal
-                .remove_segments_before(seg)
-                .map_err(|e| self.err(e))?;
-        }
         Ok(true)
     }
 

@@ -118,7 +118,7 @@ fn long_journals_compact_to_a_snapshot_with_the_same_state() {
     assert!(after.from_snapshot);
     assert_eq!(after.records_after_snapshot, 0);
     assert_eq!(after.state, before.state);
-    // A second generation removes the first one's segments but keeps the state.
+    // A second generation keeps every event behind it and the same state.
     store
         .append(Event::ServerReachable, Durability::Buffered)
         .expect("a");
@@ -130,6 +130,41 @@ fn long_journals_compact_to_a_snapshot_with_the_same_state() {
         event: Event::ServerReachable,
     });
     let again = store.fold().expect("fold").state;
+    assert_eq!(
+        store.events().expect("events").len(),
+        41,
+        "no event is dropped by compaction"
+    );
     assert_eq!(again.messages, expected.messages);
     assert_eq!(again.events, expected.events);
+}
+
+#[test]
+fn an_undecodable_snapshot_falls_back_to_the_events_behind_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let store = SessionStore::open(&tmp.path().join("j")).expect("open");
+    for i in 0..5u64 {
+        store
+            .append(
+                Event::MessagesPlanned {
+                    messages: vec![planned(&format!("t{i}"), Role::User)],
+                },
+                Durability::Buffered,
+            )
+            .expect("plan");
+    }
+    let whole = store.fold().expect("fold").state;
+    // A snapshot written by a build whose State this one cannot decode.
+    store
+        .journal()
+        .roll_with_snapshot(&[ov_engine::codec::CODEC_VERSION + 1, 2, 0xde, 0xad])
+        .expect("roll");
+    let folded = store.fold().expect("fold");
+    assert!(!folded.from_snapshot);
+    assert!(
+        folded.skipped.iter().any(|s| s.reason.contains("snapshot")),
+        "{:?}",
+        folded.skipped
+    );
+    assert_eq!(folded.state.messages, whole.messages);
 }

@@ -50,7 +50,10 @@ fn drain_closes_open_turns_then_leaves_a_settled_session_alone() {
     );
     let before = records(home, "sess_d");
     let out = drain(home);
-    assert!(out.contains("drained 1 session(s): 1 message(s) still pending"), "{out}");
+    assert!(
+        out.contains("drained 1 session(s): 1 message(s) still pending"),
+        "{out}"
+    );
     let st = ov_engine::store::SessionStore::open(&home.join(".openviking/ovhook/journals/sess_d"))
         .expect("open")
         .fold()
