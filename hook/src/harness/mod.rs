@@ -28,6 +28,9 @@ pub trait Harness: Sync {
     fn deny_output(&self, reason: &str, max_bytes: usize) -> Option<String>;
     /// The session's transcript (ZCode: its rollout file).
     fn transcript(&self, home: &Path, session_id: &str) -> Option<Box<dyn TranscriptSource>>;
+    /// The harness's own cap on hook output, when its configuration sets one
+    /// (output over it is dropped by the harness).
+    fn output_cap(&self, home: &Path) -> Option<usize>;
 }
 
 /// The harness that invoked this process. Only ZCode is wired today; a Claude

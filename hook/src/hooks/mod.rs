@@ -58,6 +58,16 @@ impl Invocation {
         }
     }
 
+    /// The output cap: ours (`hooks.max_output_bytes`), lowered to the
+    /// harness's own when it sets one.
+    pub fn output_cap(&self, cfg: &ov_engine::config::Config) -> usize {
+        let ours = cfg.hooks.max_output_bytes;
+        match self.harness.output_cap(&ov_engine::paths::home_dir()) {
+            Some(theirs) => ours.min(theirs),
+            None => ours,
+        }
+    }
+
     /// The session's journal directory.
     pub fn journal_dir(&self) -> PathBuf {
         ov_engine::paths::journal_dir(&self.root, &self.session_id)

@@ -31,7 +31,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         return None;
     }
     let hash = xxhash_rust::xxh3::xxh3_64(prompt.as_bytes());
-    let max = cfg.hooks.max_output_bytes;
+    let max = inv.output_cap(&cfg);
     if let Some(cached) = state.cached_recall(hash) {
         let block = cached.map(str::to_string);
         journal(

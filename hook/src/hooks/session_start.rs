@@ -29,16 +29,17 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         return None;
     }
     let client = ov_engine::remote::client_for(&cfg)?.ok()?;
+    let max = inv.output_cap(&cfg);
     let req = ov_engine::client::ProfileRequest {
         token_budget: cfg.profile.token_budget as usize,
-        max_bytes: cfg.hooks.max_output_bytes.saturating_sub(256),
+        max_bytes: max.saturating_sub(256),
     };
     match client.profile(&req) {
         Ok(block) => {
             let bytes = block.as_ref().map_or(0, |b| b.len() as u64);
             journal(&store, Event::ProfileServed { bytes }, Durability::Buffered);
             inv.harness
-                .context_output(HookEvent::SessionStart, &block?, cfg.hooks.max_output_bytes)
+                .context_output(HookEvent::SessionStart, &block?, max)
         }
         Err(e) => {
             super::note_unreachable(&store, &e, &cfg);

@@ -34,9 +34,38 @@ impl Harness for ZCode {
         output::deny(reason, max_bytes)
     }
 
+    fn output_cap(&self, home: &Path) -> Option<usize> {
+        // `hooks.maxOutputBytes` in ~/.zcode/cli/config.json; a small file,
+        // read only by the hooks that print context.
+        let raw = std::fs::read(home.join(".zcode/cli/config.json")).ok()?;
+        let v: serde_json::Value = serde_json::from_slice(&raw).ok()?;
+        let cap = v.get("hooks")?.get("maxOutputBytes")?.as_u64()?;
+        usize::try_from(cap).ok().filter(|c| *c > 0)
+    }
+
     fn transcript(&self, home: &Path, session_id: &str) -> Option<Box<dyn TranscriptSource>> {
         Some(Box::new(rollout_source::ZcodeRollout::new(
             ov_engine::paths::zcode_rollout(home, session_id),
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_cap_comes_from_zcode_config() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let home = tmp.path();
+        assert_eq!(ZCode.output_cap(home), None);
+        std::fs::create_dir_all(home.join(".zcode/cli")).expect("mkdir");
+        let cfg = home.join(".zcode/cli/config.json");
+        std::fs::write(&cfg, r#"{"hooks":{"enabled":true,"maxOutputBytes":1500}}"#).expect("w");
+        assert_eq!(ZCode.output_cap(home), Some(1500));
+        std::fs::write(&cfg, r#"{"hooks":{"maxOutputBytes":0}}"#).expect("w");
+        assert_eq!(ZCode.output_cap(home), None);
+        std::fs::write(&cfg, "{not json").expect("w");
+        assert_eq!(ZCode.output_cap(home), None);
     }
 }
