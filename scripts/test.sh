@@ -3,7 +3,7 @@
 # (cached venv under target/), starts it in its three auth modes on loopback, runs every
 # test, lint and doc check, and stops what it started.
 #
-#   dev      http://127.0.0.1:1933   OVHOOK_TEST_URL
+#   dev      http://127.0.0.1:1933   OVHOOK_TEST_URL          (the next free port if 1933 is taken)
 #   api_key  http://127.0.0.1:1934   OVHOOK_TEST_APIKEY_URL
 #   trusted  http://127.0.0.1:1935   OVHOOK_TEST_TRUSTED_URL
 #   root key for the last two:       OVHOOK_TEST_ROOT_KEY
@@ -19,17 +19,29 @@ trap 'bash "$S" stop >/dev/null 2>&1 || true' EXIT
 echo "== building"
 cargo build --workspace --all-targets --locked
 
-echo "== starting the OpenViking server (dev, api_key, trusted)"
-OV_PORT=1933 OV_AUTH=dev bash "$S" start
-OV_PORT=1934 OV_AUTH=api_key bash "$S" start &
+# A free loopback port at or above $1 (a busy default never means "test against whatever is there").
+free_port() {
+  local p=$1
+  while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
+  printf '%s' "$p"
+}
+DEV_PORT=$(free_port "${OVHOOK_DEV_PORT:-1933}")
+APIKEY_PORT=$(free_port $((DEV_PORT + 1)))
+TRUSTED_PORT=$(free_port $((APIKEY_PORT + 1)))
+MODELS_PORT=$(free_port "${MODELS_PORT:-18080}")
+export MODELS_PORT
+
+echo "== starting the OpenViking server (dev :$DEV_PORT, api_key :$APIKEY_PORT, trusted :$TRUSTED_PORT)"
+OV_PORT=$DEV_PORT OV_AUTH=dev bash "$S" start
+OV_PORT=$APIKEY_PORT OV_AUTH=api_key bash "$S" start &
 p1=$!
-OV_PORT=1935 OV_AUTH=trusted bash "$S" start &
+OV_PORT=$TRUSTED_PORT OV_AUTH=trusted bash "$S" start &
 p2=$!
 wait "$p1"
 wait "$p2"
-export OVHOOK_TEST_URL=http://127.0.0.1:1933
-export OVHOOK_TEST_APIKEY_URL=http://127.0.0.1:1934
-export OVHOOK_TEST_TRUSTED_URL=http://127.0.0.1:1935
+export OVHOOK_TEST_URL=http://127.0.0.1:$DEV_PORT
+export OVHOOK_TEST_APIKEY_URL=http://127.0.0.1:$APIKEY_PORT
+export OVHOOK_TEST_TRUSTED_URL=http://127.0.0.1:$TRUSTED_PORT
 export OVHOOK_TEST_ROOT_KEY=$OV_ROOT_KEY
 
 echo "== tests"
