@@ -547,6 +547,10 @@ fn send_outbox(
                     run.append(unreachable_event(&e, settings), Durability::Buffered)?;
                     return Ok(false);
                 }
+                if e.status == 401 || e.status == 403 {
+                    // Credentials are wrong: nothing else will go through either.
+                    return Ok(true);
+                }
                 if request_sent && (e.status == 0 || e.status >= 500) {
                     // The request may have been applied: settle it with the
                     // server before anything is resent.

@@ -270,6 +270,15 @@ pub struct State {
     pub problems: Vec<String>,
 }
 
+/// A refusal that says nothing about the message itself: retryable failures
+/// (network, 408, 429, retryable 409), authentication/authorisation (a wrong
+/// key is fixed by the user, after which every message must still go), and a
+/// missing endpoint (404/405). Such a message stays pending; only a refusal of
+/// the message itself (400, 413, 422, …) sets it aside.
+pub fn not_the_message(status: u16, retryable: bool) -> bool {
+    retryable || matches!(status, 0 | 401 | 403 | 404 | 405 | 408 | 429)
+}
+
 /// Rough token estimate of `len` bytes of text.
 pub fn estimate_tokens(len: u64) -> u64 {
     len.div_ceil(4)
@@ -632,17 +641,10 @@ impl State {
             }
             r.failures += 1;
             r.last_error = Some(format!("{status}: {error}"));
-            let unsupported_batch = !send.single && (status == 404 || status == 405);
-            if retryable || unsupported_batch {
-                if send.single && r.failures >= MAX_SINGLE_ATTEMPTS && status != 0 {
-                    r.status = MessageStatus::SetAside {
-                        status,
-                        error: error.to_string(),
-                    };
-                    r.content = None;
-                } else {
-                    r.status = MessageStatus::Pending;
-                }
+            if not_the_message(status, retryable) {
+                // Nothing about this message is wrong (auth, rate limit,
+                // network, a missing batch endpoint): it waits, never set aside.
+                r.status = MessageStatus::Pending;
             } else if send.single || send.keys.len() == 1 {
                 r.status = MessageStatus::SetAside {
                     status,
@@ -650,6 +652,8 @@ impl State {
                 };
                 r.content = None;
             } else {
+                // One of these made the batch fail for good: find out which
+                // by sending them one by one.
                 r.status = MessageStatus::Pending;
                 r.needs_single = true;
             }
