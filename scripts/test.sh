@@ -47,6 +47,14 @@ export OVHOOK_TEST_ROOT_KEY=$OV_ROOT_KEY
 echo "== tests"
 cargo test --workspace --locked --no-fail-fast
 
+echo "== fuzz corpus replay (every seed and regression input through the fuzz checks, stable)"
+cargo test --locked --manifest-path journal/fuzz/Cargo.toml
+cargo test --locked --manifest-path engine/fuzz/Cargo.toml
+
+echo "== fuzz smoke (${FUZZ_SECONDS:-60} s over six targets; cargo-fuzz cached under target/tools)"
+[ -x target/tools/bin/cargo-fuzz ] || cargo install cargo-fuzz --locked --version 0.13.2 --root target/tools
+PATH="$PWD/target/tools/bin:$PATH" FUZZ_SECONDS=${FUZZ_SECONDS:-60} bash scripts/fuzz-smoke.sh
+
 echo "== format, lints, docs"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
