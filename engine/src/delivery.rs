@@ -689,6 +689,8 @@ pub fn drain_has_work(
 /// A worker rolls the journal to a snapshot segment once this many records
 /// follow the latest snapshot, so opening a long session stays cheap.
 pub const COMPACT_AFTER_RECORDS: u64 = 20_000;
+/// … or once the active segment is larger than this (every hook checks it on open).
+pub const COMPACT_ACTIVE_BYTES: u64 = 4 << 20;
 
 /// Runs the worker protocol on one session until no new events arrive.
 pub fn run_worker(

@@ -167,8 +167,32 @@ impl SessionStore {
     /// still give the state (removing them is `ovreplay compact`'s explicit
     /// job). Returns true when it rolled.
     pub fn compact_if_longer_than(&self, threshold: u64) -> Result<bool, StoreError> {
-        let folded = self.fold()?;
-        if folded.records_after_snapshot <= threshold {
+        self.compact_if_due(threshold, u64::MAX)
+    }
+
+    /// Like [`SessionStore::compact_if_longer_than`], also rolling when the
+    /// active segment exceeds `max_active_bytes`: every hook process opens the
+    /// journal and checks the active segment's frames, so its size is the hot
+    /// path's cost.
+    pub fn compact_if_due(
+        &self,
+        max_records: u64,
+        max_active_bytes: u64,
+    ) -> Result<bool, StoreError> {
+        let reader = self.journal.reader().map_err(|e| self.err(e))?;
+        let end = reader.end();
+        // Bytes of records in the active segment, not counting a snapshot it starts with.
+        let records_start = match reader.latest_snapshot() {
+            Some(snap) if snap.position.segment == end.segment => snap.next_position().offset,
+            _ => 0,
+        };
+        let active_bytes = end.offset.saturating_sub(records_start);
+        let folded = fold_reader(&reader);
+        drop(reader);
+        if folded.records_after_snapshot <= max_records && active_bytes <= max_active_bytes {
+            return Ok(false);
+        }
+        if folded.records_after_snapshot == 0 {
             return Ok(false);
         }
         self.compact()?;

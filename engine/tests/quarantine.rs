@@ -168,3 +168,30 @@ fn an_undecodable_snapshot_falls_back_to_the_events_behind_it() {
     );
     assert_eq!(folded.state.messages, whole.messages);
 }
+
+#[test]
+fn a_large_active_segment_is_rolled_even_with_few_records() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let store = SessionStore::open(&tmp.path().join("j")).expect("open");
+    let mut big = planned("t0", Role::Assistant);
+    big.content = "x".repeat(300_000);
+    store
+        .append(
+            Event::MessagesPlanned {
+                messages: vec![big],
+            },
+            Durability::Buffered,
+        )
+        .expect("plan");
+    assert!(!store.compact_if_due(1000, 1 << 20).expect("small enough"));
+    assert!(store.compact_if_due(1000, 100_000).expect("too large"));
+    assert!(store.fold().expect("fold").from_snapshot);
+    // Nothing after the snapshot: no pointless second roll.
+    assert!(!store.compact_if_due(1000, 100_000).expect("nothing new"));
+    // The snapshot itself is large (it holds the unsent content); a small
+    // record after it does not make every run roll again.
+    store
+        .append(Event::ServerReachable, Durability::Buffered)
+        .expect("a");
+    assert!(!store.compact_if_due(1000, 100_000).expect("small tail"));
+}
