@@ -776,10 +776,10 @@ impl State {
         let (Some(last), Some(prev)) = (&self.last_prompt, &self.prev_prompt) else {
             return false;
         };
-        match (&last.turn_id, &prev.turn_id) {
-            (Some(a), Some(b)) if a == b => true,
-            (Some(a), _) => self.turns.get(a).is_some_and(|t| t.prompts > 1),
-            _ => {
+        match &last.turn_id {
+            // ZCode pairs prompts and Stops by turn id: a second prompt for a turn is a repeat.
+            Some(turn) => self.turns.get(turn).is_some_and(|t| t.prompts > 1),
+            None => {
                 last.hash == prev.hash
                     && last.at_ms.saturating_sub(prev.at_ms) < PROMPT_DEDUP_WINDOW_MS
             }
@@ -819,5 +819,65 @@ impl State {
     /// open turns with known content, no commit in flight.
     pub fn is_settled(&self) -> bool {
         self.outbox().is_empty() && self.sends.is_empty() && self.commit.in_flight.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(at_ms: u64, turn: Option<&str>, text: &str) -> Envelope {
+        Envelope {
+            at_ms,
+            pid: 1,
+            event: Event::HookReceived(HookReceived {
+                kind: Some(HookKind::PromptSubmit),
+                turn_id: turn.map(str::to_string),
+                prompt: Some(text.into()),
+                ..HookReceived::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn a_second_prompt_for_the_same_turn_is_a_duplicate() {
+        let mut s = State::fold(&[prompt(1000, Some("t1"), "hi")]);
+        assert!(!s.last_prompt_is_duplicate());
+        s.apply(&prompt(5000, Some("t1"), "hi"));
+        assert!(s.last_prompt_is_duplicate(), "same turn id, any delay");
+        s.apply(&prompt(5001, Some("t2"), "hi"));
+        assert!(
+            !s.last_prompt_is_duplicate(),
+            "same text on another turn is a new prompt"
+        );
+    }
+
+    #[test]
+    fn without_turn_ids_the_same_text_within_500ms_is_a_duplicate() {
+        let mut s = State::fold(&[prompt(1000, None, "continue")]);
+        s.apply(&prompt(1300, None, "continue"));
+        assert!(s.last_prompt_is_duplicate());
+        s.apply(&prompt(2000, None, "continue"));
+        assert!(!s.last_prompt_is_duplicate(), "700 ms later: a new prompt");
+        s.apply(&prompt(2100, None, "other"));
+        assert!(!s.last_prompt_is_duplicate(), "different text");
+    }
+
+    #[test]
+    fn session_start_debounce_is_two_seconds() {
+        let ss = |at_ms| Envelope {
+            at_ms,
+            pid: 1,
+            event: Event::HookReceived(HookReceived {
+                kind: Some(HookKind::SessionStart),
+                ..HookReceived::default()
+            }),
+        };
+        let mut s = State::fold(&[ss(10_000)]);
+        assert!(!s.last_session_start_debounced());
+        s.apply(&ss(11_999));
+        assert!(s.last_session_start_debounced());
+        s.apply(&ss(14_000));
+        assert!(!s.last_session_start_debounced());
     }
 }
