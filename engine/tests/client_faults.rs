@@ -353,3 +353,45 @@ fn a_closed_port_gives_up_fast() {
         t.elapsed()
     );
 }
+
+/// A file the server is still writing (a commit's asynchronous phase) can be
+/// answered as a 400 "Expecting value"; the multi-request read is retried, not
+/// failed, and returns every message once.
+#[test]
+fn session_messages_retries_a_half_written_file() {
+    let live_reads = Arc::new(Mutex::new(0u32));
+    let counter = live_reads.clone();
+    let (url, seen) = fake(move |_m, path, _b| {
+        if path.starts_with("/api/v1/sessions/") {
+            return http(
+                200,
+                r#"{"status":"ok","result":{"session_id":"s","uri":"viking://user/default/sessions/s"}}"#,
+            );
+        }
+        if path.starts_with("/api/v1/fs/ls") {
+            return http(
+                404,
+                r#"{"status":"error","error":{"code":"NOT_FOUND","message":"no history"}}"#,
+            );
+        }
+        let mut n = counter.lock().expect("n");
+        *n += 1;
+        if *n == 1 {
+            return http(
+                400,
+                r#"{"status":"error","error":{"code":"INVALID_ARGUMENT","message":"Expecting value: line 1 column 1 (char 0)"}}"#,
+            );
+        }
+        http(
+            200,
+            r#"{"status":"ok","result":"{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"text\":\"hi\"}],\"turn_id\":\"t1\"}\n"}"#,
+        )
+    });
+    let held = client(&url, 5000)
+        .session_messages("s")
+        .expect("read after a retry");
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(held[0].turn_id.as_deref(), Some("t1"));
+    assert_eq!(*live_reads.lock().expect("n"), 2);
+    assert!(seen.lock().expect("seen").len() >= 5);
+}

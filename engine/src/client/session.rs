@@ -135,7 +135,25 @@ impl Client {
     /// Reads the stored files (`content/read?raw=true`) rather than `GET …/context`, which hides
     /// archives once they are marked done and applies a token budget, and rather than
     /// `GET …/archives/{id}`, which answers 404 until an archive's phase 2 has finished.
+    ///
+    /// The read spans several requests while the server may still be writing an
+    /// archive (a commit's asynchronous phase); a transient failure on the way
+    /// (a half-written file answered as a 400 or a decode error, a 5xx) retries
+    /// the whole read a few times before giving up.
     pub fn session_messages(&self, session_id: &str) -> Result<Vec<ServerMessage>, ClientError> {
+        let mut attempt = 0u32;
+        loop {
+            match self.session_messages_once(session_id) {
+                Err(e) if attempt < 5 && transient_read_error(&e) => {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(200 * u64::from(attempt)));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn session_messages_once(&self, session_id: &str) -> Result<Vec<ServerMessage>, ClientError> {
         let Some(info) = self.session_info(session_id)? else {
             return Ok(Vec::new());
         };
@@ -281,6 +299,12 @@ fn parse_message(v: &Value) -> ServerMessage {
         content,
         turn_id,
     }
+}
+
+/// A failure of one step of a multi-request read that a retry may not see:
+/// the server answered about a file it was still writing.
+fn transient_read_error(e: &ClientError) -> bool {
+    matches!(e, ClientError::Decode { .. }) || matches!(e.status(), 400 | 409 | 500..=599)
 }
 
 #[cfg(test)]
