@@ -728,7 +728,7 @@ pub fn run_worker(
         let transcript = ctx.transcript(&state);
         let mut settings = ctx.settings(&state);
         settings.force_commit |= reason == WorkerReason::Drain;
-        settings.ignore_backoff |= reason == WorkerReason::Drain;
+        settings.ignore_backoff |= matches!(reason, WorkerReason::Drain | WorkerReason::Sweep);
         let (report, seen) =
             deliver_counted(store, transcript.as_deref(), ctx.transport(), &settings)?;
         reports.push(report);

@@ -112,6 +112,9 @@ pub enum WorkerReason {
     Stop,
     /// Spawned by SessionStart, or `ovhook drain`: open turns count as over.
     Drain,
+    /// A Stop worker, after its own session, sending another session's unsent
+    /// work (nothing forced, back-off respected).
+    Sweep,
 }
 
 /// Events of a session journal. Append-only: new variants go at the end.

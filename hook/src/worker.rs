@@ -90,11 +90,48 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
         }
     }
     let wait = match reason {
-        WorkerReason::Stop => Duration::from_millis(20),
+        WorkerReason::Stop | WorkerReason::Sweep => Duration::from_millis(20),
         WorkerReason::Drain => Duration::from_secs(10),
     };
     delivery::run_worker(&store, &ctx, reason, wait)?;
     Ok(())
+}
+
+/// Unsent or in-doubt messages, or a commit left in flight: what a sweep sends.
+fn sweep_has_work(state: &State) -> bool {
+    !state.outbox().is_empty() || !state.sends.is_empty() || state.commit.in_flight.is_some()
+}
+
+/// Time a Stop worker spends on other sessions' unsent work after its own.
+const SWEEP_BUDGET: Duration = Duration::from_secs(10);
+
+/// After its own session, a Stop worker sends what other sessions left unsent
+/// (a server outage, a killed worker), within [`SWEEP_BUDGET`]. A session whose
+/// worker lock is taken is skipped; its holder is on it.
+fn sweep_others(root: &Path, own: &str) {
+    let start = std::time::Instant::now();
+    let own = ov_engine::ids::safe_part(own);
+    for dir in ov_engine::store::session_dirs(root) {
+        if start.elapsed() > SWEEP_BUDGET {
+            break;
+        }
+        let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if name == own || name.contains(".corrupt-") {
+            continue;
+        }
+        // Read-only look first: most sessions are settled.
+        let busy = ov_journal::Reader::open(&dir, Duration::from_millis(50))
+            .map(|r| sweep_has_work(&ov_engine::store::fold_reader(&r).state))
+            .unwrap_or(false);
+        if !busy {
+            continue;
+        }
+        if let Err(e) = run_session(root, name, WorkerReason::Sweep) {
+            log::warn!("sweep {name}: {e:#}");
+        }
+    }
 }
 
 /// `ovhook worker --session <id>`.
@@ -113,6 +150,18 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     if let Err(e) = run_session(&root, &session, WorkerReason::Stop) {
         log::error!("worker {session}: {e:#}");
         return Ok(1);
+    }
+    // Other sessions' leftovers, only when there is a server and it answers.
+    let dir = ov_engine::paths::journals_dir(&root).join(ov_engine::ids::safe_part(&session));
+    let reachable = SessionStore::open(&dir)
+        .and_then(|s| s.fold())
+        .map(|f| {
+            let ctx = WorkerCtx::new(f.state.cwd.as_deref());
+            ctx.transport().is_some() && !f.state.backing_off(ov_engine::store::now_ms())
+        })
+        .unwrap_or(false);
+    if reachable {
+        sweep_others(&root, &session);
     }
     Ok(0)
 }
