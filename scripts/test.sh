@@ -48,8 +48,8 @@ echo "== tests"
 cargo test --workspace --locked --no-fail-fast
 
 echo "== fuzz corpus replay (every seed and regression input through the fuzz checks, stable)"
-cargo test --locked --manifest-path journal/fuzz/Cargo.toml
-cargo test --locked --manifest-path engine/fuzz/Cargo.toml
+CARGO_TARGET_DIR=$PWD/target/fuzz-replay cargo test --locked --manifest-path journal/fuzz/Cargo.toml
+CARGO_TARGET_DIR=$PWD/target/fuzz-replay cargo test --locked --manifest-path engine/fuzz/Cargo.toml
 
 echo "== fuzz smoke (${FUZZ_SECONDS:-60} s over six targets; cargo-fuzz cached under target/tools)"
 [ -x target/tools/bin/cargo-fuzz ] || cargo install cargo-fuzz --locked --version 0.13.2 --root target/tools
