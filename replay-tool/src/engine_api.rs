@@ -89,8 +89,20 @@ pub fn verify_journal(
             None => return Err(e).with_context(|| format!("could not open {}", dir.display())),
         },
     }
-    let reader = Reader::open(dir, Duration::from_secs(5))
-        .with_context(|| format!("could not read {}", dir.display()))?;
+    let reader = match Reader::open(dir, Duration::from_secs(5)) {
+        Ok(r) => r,
+        // A journal no reader can open (a newer format version, a foreign
+        // file): that is the finding, reported like any other.
+        Err(e) if problem.is_some() || as_problem(&e).is_some() => {
+            return Ok(VerifyReport {
+                frames: 0,
+                valid_bytes: 0,
+                problem: problem.or_else(|| as_problem(&e)),
+                repaired,
+            })
+        }
+        Err(e) => return Err(e).with_context(|| format!("could not read {}", dir.display())),
+    };
     let total: u64 = reader.segments().map(|s| s.valid_end).sum();
     let done_before: Vec<(u64, u64)> = reader
         .segments()

@@ -10,10 +10,19 @@ use crate::cli::VerifyArgs;
 
 /// Runs `ovreplay verify`.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<()> {
-    if !args.journal.is_dir() {
+    // A segment file names its journal: verify the directory it is in.
+    let journal = match args.journal.parent() {
+        Some(dir)
+            if args.journal.is_file() && args.journal.extension().is_some_and(|e| e == "ovj") =>
+        {
+            dir.to_path_buf()
+        }
+        _ => args.journal.clone(),
+    };
+    if !journal.is_dir() {
         return Err(crate::exit::user(format!(
             "could not open journal {}: not a directory",
-            args.journal.display()
+            journal.display()
         )));
     }
     // The bar goes to stderr, and only when a human watches it.
@@ -31,8 +40,8 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<()> {
             bar.set_position(done);
         }
     };
-    let report = crate::engine_api::verify_journal(&args.journal, args.repair, &mut progress)
-        .with_context(|| format!("could not verify {}", args.journal.display()))?;
+    let report = crate::engine_api::verify_journal(&journal, args.repair, &mut progress)
+        .with_context(|| format!("could not verify {}", journal.display()))?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

@@ -113,3 +113,26 @@ fn corruption_in_the_middle_is_reported_with_its_offset() {
         .assert()
         .code(1);
 }
+
+#[test]
+fn a_newer_format_version_is_a_finding_not_an_internal_error() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/journal/future-version");
+    ovreplay()
+        .arg("verify")
+        .arg(&dir)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("unsupported format version 2"));
+}
+
+#[test]
+fn a_segment_file_verifies_its_journal() {
+    let (_tmp, dir) = journal_with_frames(3);
+    ovreplay()
+        .arg("verify")
+        .arg(segment(&dir))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ok: 3 frames"));
+}
