@@ -13,13 +13,26 @@ bin=target/release
 out=$("$bin/ovreplay" simulate "$session" --ovhook "$PWD/$bin/ovhook" --keep --json "$@")
 echo "$out"
 kept=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("kept") or "")')
-if [ -n "$kept" ] && [ -d "$kept/state" ]; then
-  echo
-  echo "== sessions captured in the journal ($kept/state)"
-  "$bin/ovreplay" sessions --state-dir "$kept/state" || true
-  for j in "$kept"/state/journals/*/; do
-    echo
-    echo "== state of $(basename "$j")"
-    "$bin/ovreplay" state "$j" || true
-  done
-fi
+[ -n "$kept" ] && [ -d "$kept/state/journals" ] || exit 0
+journal=$(ls -d "$kept"/state/journals/*/ | head -n 1)
+
+echo
+echo "== what was captured (journal $journal; the embedded default sends nothing, so it is all pending)"
+"$bin/ovreplay" dump "$journal" --kind planned --json | python3 -c '
+import json, sys
+for line in sys.stdin:
+    for m in json.loads(line)["event"]["MessagesPlanned"]["messages"]:
+        text = " ".join(m["content"].split())
+        print("  %-40s %-9s %s" % (m["turn_id"] or "-", m["role"].lower(), text[:90] + ("…" if len(text) > 90 else "")))
+'
+
+echo
+echo "== sessions"
+"$bin/ovreplay" sessions --state-dir "$kept/state"
+
+turn=$("$bin/ovreplay" dump "$journal" --kind planned --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["event"]["MessagesPlanned"]["messages"][0]["turn_id"])')
+echo
+echo "== why $turn"
+"$bin/ovreplay" why "$journal" "$turn"
+echo
+echo "(kept in $kept; try: ovreplay state $journal)"
