@@ -630,12 +630,19 @@ fn verdict(
             _ => match pending.iter().filter_map(|r| r.last_error.as_deref()).next_back() {
                 Some(e) => format!("not on the server: waiting to be sent again (last failure: {e})"),
                 None => format!(
-                    "not on the server: waiting to be sent (planned at {}, no send yet)",
+                    "not on the server: waiting to be sent (planned at {}, no send yet{})",
                     pending
                         .iter()
                         .map(|r| r.planned_at_ms)
                         .min()
-                        .map_or("-".to_string(), time)
+                        .map_or("-".to_string(), time),
+                    if state.next_send_id == 0 {
+                        "; this session has never sent anything: with no server URL \
+                         configured (the embedded default) nothing is sent; configure one \
+                         with `ovhook install --url …`, then run `ovhook drain`"
+                    } else {
+                        ""
+                    }
                 ),
             },
         };

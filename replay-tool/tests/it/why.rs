@@ -169,3 +169,37 @@ fn why_exit_codes() {
         .assert()
         .code(2);
 }
+
+/// On the embedded default nothing is ever sent: the verdict says why, and what to do.
+#[test]
+fn why_never_sent_points_at_the_missing_server() {
+    use ov_engine::event::{Event, PlannedMessage};
+    use ov_engine::turn::{DedupKey, Role};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("sess_embedded");
+    let store = ov_engine::store::SessionStore::open(&dir).expect("open");
+    store
+        .append(
+            Event::MessagesPlanned {
+                messages: vec![PlannedMessage {
+                    key: DedupKey::for_turn("turn_e", Role::User),
+                    turn_id: Some("turn_e".into()),
+                    role: Role::User,
+                    content: "hello".into(),
+                    raw_len: 5,
+                    interrupted: false,
+                }],
+            },
+            ov_journal::Durability::Buffered,
+        )
+        .expect("plan");
+    drop(store);
+    ovreplay()
+        .args(["why"])
+        .arg(&dir)
+        .arg("turn_e")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("never sent anything"))
+        .stdout(predicate::str::contains("ovhook install --url"));
+}
