@@ -221,11 +221,20 @@ fn deliver_counted(
     transport: Option<&dyn Transport>,
     settings: &DeliverySettings,
 ) -> Result<(RunReport, u64), RunError> {
-    let folded = store.fold()?;
-    let mut run = Run {
-        store,
-        state: folded.state,
-    };
+    let state = store.fold()?.state;
+    deliver_from(store, state, transcript, transport, settings)
+}
+
+/// A delivery pass starting from `state`, the fold of `store` made under the
+/// worker lock (one fold per pass).
+fn deliver_from(
+    store: &SessionStore,
+    state: State,
+    transcript: Option<&dyn TranscriptSource>,
+    transport: Option<&dyn Transport>,
+    settings: &DeliverySettings,
+) -> Result<(RunReport, u64), RunError> {
+    let mut run = Run { store, state };
     let mut report = RunReport::default();
     let mut transport = transport;
     if transport.is_some() && !settings.ignore_backoff && run.state.backing_off(now_ms()) {
@@ -729,8 +738,13 @@ pub fn run_worker(
         let mut settings = ctx.settings(&state);
         settings.force_commit |= reason == WorkerReason::Drain;
         settings.ignore_backoff |= matches!(reason, WorkerReason::Drain | WorkerReason::Sweep);
-        let (report, seen) =
-            deliver_counted(store, transcript.as_deref(), ctx.transport(), &settings)?;
+        let (report, seen) = deliver_from(
+            store,
+            state,
+            transcript.as_deref(),
+            ctx.transport(),
+            &settings,
+        )?;
         reports.push(report);
         drop(lock);
         // Events appended by others while the lock was held (a Stop whose own
