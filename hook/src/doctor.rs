@@ -104,7 +104,7 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
             "server",
             "embedded default (journal only): no URL configured; set one with ovhook install --url",
         )),
-        Some(s) => out.extend(server::check(s, &loaded.config.network)),
+        Some(_) => out.extend(server::check(&loaded.config)),
     }
     out.extend(journals::report(&state_root(ctx)));
     out

@@ -187,6 +187,19 @@ impl Client {
         &self.base
     }
 
+    /// `GET /api/v1/system/status` with our credentials: the user the server
+    /// sees us as (`None` when it names none). An authenticated probe: a wrong
+    /// key fails here with 401/403.
+    pub fn system_user(&self) -> Result<Option<String>, ClientError> {
+        let status = self.call(Method::Get, "/api/v1/system/status", None, None, None)?;
+        Ok(status
+            .get("user")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .map(str::to_owned))
+    }
+
     /// `GET /health`: `Ok(())` when the server answers 2xx with `healthy` not `false`.
     pub fn health(&self) -> Result<(), ClientError> {
         let v = self.call(Method::Get, "/health", None, None, None)?;

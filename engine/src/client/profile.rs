@@ -206,14 +206,7 @@ impl Client {
 
     /// Anchor space resolution: `system/status` user, checked against the `viking://user` listing.
     fn user_space(&self) -> Result<String, ClientError> {
-        let status = self.call(Method::Get, "/api/v1/system/status", None, None, None)?;
-        let fallback = status
-            .get("user")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|u| !u.is_empty())
-            .unwrap_or("default")
-            .to_owned();
+        let fallback = self.system_user()?.unwrap_or_else(|| "default".to_owned());
         let listing = self
             .call(
                 Method::Get,
