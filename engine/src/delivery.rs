@@ -209,24 +209,14 @@ pub fn deliver(
     transport: Option<&dyn Transport>,
     settings: &DeliverySettings,
 ) -> Result<RunReport, RunError> {
-    deliver_counted(store, transcript, transport, settings).map(|(report, _)| report)
-}
-
-/// [`deliver`], also returning how many events the run's state has folded
-/// (the journal it started from plus its own appends): more in the journal
-/// afterwards means someone else appended meanwhile.
-fn deliver_counted(
-    store: &SessionStore,
-    transcript: Option<&dyn TranscriptSource>,
-    transport: Option<&dyn Transport>,
-    settings: &DeliverySettings,
-) -> Result<(RunReport, u64), RunError> {
     let state = store.fold()?.state;
-    deliver_from(store, state, transcript, transport, settings)
+    deliver_from(store, state, transcript, transport, settings).map(|(report, _)| report)
 }
 
 /// A delivery pass starting from `state`, the fold of `store` made under the
-/// worker lock (one fold per pass).
+/// worker lock (one fold per pass). Also returns how many events the run's
+/// state has folded (the journal it started from plus its own appends): more in
+/// the journal afterwards means someone else appended meanwhile.
 fn deliver_from(
     store: &SessionStore,
     state: State,

@@ -160,20 +160,14 @@ impl SessionStore {
         Ok(store)
     }
 
-    /// Folds and, when more than `threshold` records follow the latest
+    /// Folds and, when more than `max_records` records follow the latest
     /// snapshot, rolls to a new segment that starts with a snapshot, so later
     /// folds start there. Old segments are kept: a snapshot is only a cache of
     /// the fold, and if a later build cannot decode it, the events behind it
     /// still give the state (removing them is `ovreplay compact`'s explicit
-    /// job). Returns true when it rolled.
-    pub fn compact_if_longer_than(&self, threshold: u64) -> Result<bool, StoreError> {
-        self.compact_if_due(threshold, u64::MAX)
-    }
-
-    /// Like [`SessionStore::compact_if_longer_than`], also rolling when the
-    /// active segment exceeds `max_active_bytes`: every hook process opens the
-    /// journal and checks the active segment's frames, so its size is the hot
-    /// path's cost.
+    /// job). It also rolls when the records after the snapshot pass `max_active_bytes`:
+    /// every hook process checks the active segment's frames when it opens the
+    /// journal, so that size is the hot path's cost. Returns true when it rolled.
     pub fn compact_if_due(
         &self,
         max_records: u64,

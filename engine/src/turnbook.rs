@@ -305,9 +305,4 @@ impl TurnBook {
             t.messages().iter().any(|c| !is_planned(&c.key))
         });
     }
-
-    /// [`TurnBook::retain_unplanned`] with an explicit set of planned keys.
-    pub fn forget(&mut self, planned: &HashSet<DedupKey>) {
-        self.retain_unplanned(|k| planned.contains(k));
-    }
 }

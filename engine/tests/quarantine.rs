@@ -112,8 +112,8 @@ fn long_journals_compact_to_a_snapshot_with_the_same_state() {
     }
     let before = store.fold().expect("fold");
     assert_eq!(before.records_after_snapshot, 40);
-    assert!(!store.compact_if_longer_than(100).expect("no-op"));
-    assert!(store.compact_if_longer_than(10).expect("compact"));
+    assert!(!store.compact_if_due(100, u64::MAX).expect("no-op"));
+    assert!(store.compact_if_due(10, u64::MAX).expect("compact"));
     let after = store.fold().expect("fold");
     assert!(after.from_snapshot);
     assert_eq!(after.records_after_snapshot, 0);
@@ -122,7 +122,7 @@ fn long_journals_compact_to_a_snapshot_with_the_same_state() {
     store
         .append(Event::ServerReachable, Durability::Buffered)
         .expect("a");
-    assert!(store.compact_if_longer_than(0).expect("compact again"));
+    assert!(store.compact_if_due(0, u64::MAX).expect("compact again"));
     let mut expected = before.state.clone();
     expected.apply(&ov_engine::event::Envelope {
         at_ms: 0,

@@ -245,7 +245,9 @@ fn reachable_and_authorised_server() {
     let seen = handle.join().expect("server");
     // Header names are case-insensitive in HTTP.
     assert!(
-        seen[1].to_ascii_lowercase().contains("authorization: bearer sk-123"),
+        seen[1]
+            .to_ascii_lowercase()
+            .contains("authorization: bearer sk-123"),
         "{seen:?}"
     );
 }
