@@ -72,11 +72,29 @@ struct Hit<'a> {
 ///
 /// `tool_name` / `tool_input` are the payload's fields after the caller resolved the alternate
 /// names (`tool_name ?? toolName ?? name ?? tool`, `tool_input ?? toolInput ?? input`).
+#[cfg(test)]
 pub fn decide(tool_name: Option<&str>, tool_input: Option<&Value>) -> Option<String> {
+    deny(tool_name, tool_input).map(|d| d.reason)
+}
+
+/// A denial: the URI that was found (as written, in `viking://` form) and the reason text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Denial {
+    /// The `viking://` URI, for the journal.
+    pub uri: String,
+    /// The reason shown to the agent.
+    pub reason: String,
+}
+
+/// [`decide`], also giving the URI it found.
+pub fn deny(tool_name: Option<&str>, tool_input: Option<&Value>) -> Option<Denial> {
     let tool = Tool::from_name(tool_name?)?;
     let input = tool_input?;
     let hit = find_viking_uri(input)?;
-    Some(reason(tool, hit, input))
+    Some(Denial {
+        uri: format!("{}//{}", hit.scheme, hit.rest),
+        reason: reason(tool, hit, input),
+    })
 }
 
 /// The first `viking://` URI in an object input: priority keys first, then every string in the
@@ -220,32 +238,6 @@ fn push_escaped(out: &mut String, pattern: Option<&Value>, default: &str) {
         }
         out.push(c);
     }
-}
-
-/// The URI named in a reason built by [`decide`], for the journal (empty if `reason` is not one).
-///
-/// Exact because of how the example line is built: the URI never contains `"`, and every `"` of
-/// a pattern is escaped, so the raw `uri="` / `uris="` delimiters below are the template's own.
-pub fn uri_in_reason(reason: &str) -> String {
-    let Some(example) = reason
-        .lines()
-        .last()
-        .and_then(|l| l.strip_prefix("Example: "))
-    else {
-        return String::new();
-    };
-    // glob(pattern="…", uri="URI") has the URI last; read(uris="URI") and grep(uri="URI", …) first.
-    let after = if example.starts_with("glob(") {
-        example.rfind("uri=\"").map(|i| &example[i + 5..])
-    } else {
-        ["read(uris=\"", "grep(uri=\""]
-            .iter()
-            .find_map(|p| example.strip_prefix(p))
-    };
-    after
-        .and_then(|a| a.split('"').next())
-        .unwrap_or_default()
-        .to_owned()
 }
 
 #[cfg(test)]
@@ -451,18 +443,10 @@ mod tests {
     #[case::glob_local_pattern("Glob", json!({"pattern": "auri=\"x", "path": "viking://u/p"}), "viking://u/p")]
     #[case::grep("Grep", json!({"pattern": "uri=\"q\"", "path": "VIKING://u/g"}), "VIKING://u/g")]
     #[case::bash("Bash", json!({"command": "cat viking://r/f.md"}), "viking://r/f.md")]
-    fn uri_in_reason_recovers_the_uri(
-        #[case] tool: &str,
-        #[case] input: Value,
-        #[case] want: &str,
-    ) {
-        let reason = decide(Some(tool), Some(&input)).expect("denied");
-        assert_eq!(uri_in_reason(&reason), want, "{reason}");
-    }
-
-    #[test]
-    fn uri_in_reason_of_other_text_is_empty() {
-        assert_eq!(uri_in_reason("something else"), "");
-        assert_eq!(uri_in_reason(""), "");
+    fn denial_carries_the_uri(#[case] tool: &str, #[case] input: Value, #[case] want: &str) {
+        let d = deny(Some(tool), Some(&input)).expect("denied");
+        assert_eq!(d.uri, want, "{}", d.reason);
+        assert!(d.reason.contains(want), "{}", d.reason);
+        assert_eq!(decide(Some(tool), Some(&input)), Some(d.reason));
     }
 }

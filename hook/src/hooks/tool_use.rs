@@ -12,14 +12,14 @@ const DEFAULT_MAX_OUTPUT: usize = 32768;
 
 /// Handles a PreToolUse; returns the deny line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
-    let reason = pre_tool_use::decide(
+    let denial = pre_tool_use::deny(
         inv.input.tool_name.as_deref(),
         inv.input.tool_input.as_ref(),
     );
     if let Some(store) = inv.open_store() {
         let mut received = inv.received(HookKind::PreToolUse, false);
-        received.denied_uri = reason.as_deref().map(pre_tool_use::uri_in_reason);
+        received.denied_uri = denial.as_ref().map(|d| d.uri.clone());
         journal(&store, Event::HookReceived(received), Durability::Buffered);
     }
-    inv.harness.deny_output(&reason?, DEFAULT_MAX_OUTPUT)
+    inv.harness.deny_output(&denial?.reason, DEFAULT_MAX_OUTPUT)
 }
