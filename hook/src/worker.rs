@@ -71,7 +71,9 @@ fn harness_of(state: &State) -> &'static dyn Harness {
 }
 
 /// Runs the worker protocol on one session directory (name under `journals/`).
-pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow::Result<()> {
+/// Returns true when one of its passes reached the server (a transport was
+/// configured and not skipped as offline).
+pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow::Result<bool> {
     let dir = ov_engine::paths::journals_dir(root).join(ov_engine::ids::safe_part(dir_name));
     let store = SessionStore::open_with(&dir, Duration::from_secs(5))
         .with_context(|| format!("could not open {}", dir.display()))?;
@@ -86,15 +88,15 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
             ctx.transport().is_some(),
             transcript.as_deref(),
         ) {
-            return Ok(());
+            return Ok(false);
         }
     }
     let wait = match reason {
         WorkerReason::Stop | WorkerReason::Sweep => Duration::from_millis(20),
         WorkerReason::Drain => Duration::from_secs(10),
     };
-    delivery::run_worker(&store, &ctx, reason, wait)?;
-    Ok(())
+    let reports = delivery::run_worker(&store, &ctx, reason, wait)?;
+    Ok(ctx.transport().is_some() && reports.iter().any(|r| !r.offline))
 }
 
 /// Unsent or in-doubt messages, or a commit left in flight: what a sweep sends.
@@ -147,21 +149,14 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     }
     let session = session.context("worker: --session is required")?;
     let root = ov_engine::paths::state_root();
-    if let Err(e) = run_session(&root, &session, WorkerReason::Stop) {
-        log::error!("worker {session}: {e:#}");
-        return Ok(1);
-    }
-    // Other sessions' leftovers, only when there is a server and it answers.
-    let dir = ov_engine::paths::journals_dir(&root).join(ov_engine::ids::safe_part(&session));
-    let reachable = SessionStore::open(&dir)
-        .and_then(|s| s.fold())
-        .map(|f| {
-            let ctx = WorkerCtx::new(f.state.cwd.as_deref());
-            ctx.transport().is_some() && !f.state.backing_off(ov_engine::store::now_ms())
-        })
-        .unwrap_or(false);
-    if reachable {
-        sweep_others(&root, &session);
+    match run_session(&root, &session, WorkerReason::Stop) {
+        // Other sessions' leftovers, only when this pass reached the server.
+        Ok(true) => sweep_others(&root, &session),
+        Ok(false) => {}
+        Err(e) => {
+            log::error!("worker {session}: {e:#}");
+            return Ok(1);
+        }
     }
     Ok(0)
 }
