@@ -86,7 +86,7 @@ pub struct Denial {
     pub reason: String,
 }
 
-/// [`decide`], also giving the URI it found.
+/// Decides a PreToolUse call: the denial (URI and reason), or `None` to let the tool run.
 pub fn deny(tool_name: Option<&str>, tool_input: Option<&Value>) -> Option<Denial> {
     let tool = Tool::from_name(tool_name?)?;
     let input = tool_input?;
