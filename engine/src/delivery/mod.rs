@@ -1,0 +1,265 @@
+//! The worker pipeline: fold → reconcile → read transcript → plan → send → commit.
+//!
+//! # Exactly once
+//!
+//! Every send is journaled (durably) before its request goes out and its
+//! outcome after the reply. A send with no outcome is *in doubt*: the request
+//! may or may not have reached the server. Before anything is resent, the
+//! worker (holding the session's worker lock, so no other sender is alive)
+//! asks the server which of those messages it holds — matching on turn id and
+//! role — and journals the answer. A failure after the request body left
+//! (network error, timeout, 5xx) is in doubt too, never a plain failure, so a
+//! reply lost on the way back can never cause a duplicate.
+//!
+//! # Lock protocol
+//!
+//! Hooks append without the worker lock. A worker takes the lock, works,
+//! releases the lock, and goes round again if the journal holds events its
+//! run did not see (a Stop that arrived meanwhile may have seen the lock taken
+//! and left).
+//! A worker that cannot take the lock leaves at once: the holder will see its
+//! events.
+
+mod commit;
+mod reconcile;
+mod send;
+mod transport;
+mod worker;
+
+use ov_journal::Durability;
+
+use crate::event::{Envelope, Event, PlannedMessage};
+use crate::failpoint;
+use crate::projector::State;
+use crate::store::{now_ms, SessionStore, StoreError};
+
+pub use reconcile::{classify_in_doubt, IN_DOUBT_SETTLE_MS};
+pub use transport::{
+    CommitReply, HeldMessage, OutgoingMessage, TranscriptSource, Transport, TransportError,
+};
+pub use worker::{
+    drain_has_work, run_worker, WorkerContext, COMPACT_ACTIVE_BYTES, COMPACT_AFTER_RECORDS,
+};
+
+/// What one delivery run should do.
+#[derive(Debug, Clone)]
+pub struct DeliverySettings {
+    /// The OpenViking session id (`zc-…`).
+    pub remote_session: String,
+    /// Plan captures at all.
+    pub capture_enabled: bool,
+    /// Truncate sent content to this many chars (the dedup key never changes).
+    pub max_length: Option<usize>,
+    /// Commit once this many estimated tokens are acknowledged and uncommitted (0: every turn).
+    pub commit_token_threshold: u64,
+    /// Commit whatever is uncommitted (a drain).
+    pub force_commit: bool,
+    /// Back-off after an unreachable server.
+    pub backoff_ms: u64,
+    /// Largest batch.
+    pub batch_max: usize,
+    /// Largest batch body (approximate bytes).
+    pub batch_max_bytes: usize,
+    /// Most send requests in one run (bounds a worker's time).
+    pub max_requests: usize,
+    /// Transient failures (5xx, 408, 429, lost replies) retried within one run.
+    pub transient_retries: u32,
+    /// Wait until in-doubt requests are this old before asking the server
+    /// about them ([`IN_DOUBT_SETTLE_MS`]).
+    pub in_doubt_settle_ms: u64,
+    /// Try the server even inside the unreachable back-off window (a drain
+    /// must finish all unfinished work; a Stop worker respects the window).
+    pub ignore_backoff: bool,
+}
+
+impl DeliverySettings {
+    /// Defaults for a session.
+    pub fn new(remote_session: String) -> DeliverySettings {
+        DeliverySettings {
+            remote_session,
+            capture_enabled: true,
+            max_length: None,
+            commit_token_threshold: 0,
+            force_commit: false,
+            backoff_ms: 30_000,
+            batch_max: 100,
+            batch_max_bytes: 4 << 20,
+            max_requests: 200,
+            transient_retries: 3,
+            ignore_backoff: false,
+            in_doubt_settle_ms: IN_DOUBT_SETTLE_MS,
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// Messages planned.
+    pub planned: usize,
+    /// Messages acknowledged.
+    pub acked: usize,
+    /// In-doubt messages found on the server.
+    pub reconciled_present: usize,
+    /// In-doubt messages the server did not hold.
+    pub reconciled_absent: usize,
+    /// Send requests made.
+    pub requests: usize,
+    /// A commit was acknowledged.
+    pub committed: bool,
+    /// Network work was skipped (embedded default, back-off, unreachable).
+    pub offline: bool,
+}
+
+/// Errors of a run (journal I/O; server failures are journaled, not errors).
+pub type RunError = StoreError;
+
+struct Run<'a> {
+    store: &'a SessionStore,
+    state: State,
+}
+
+impl Run<'_> {
+    fn append(&mut self, event: Event, durability: Durability) -> Result<Envelope, RunError> {
+        let env = self.store.append(event, durability)?;
+        self.state.apply(&env);
+        Ok(env)
+    }
+}
+
+/// One delivery pass over a session (the caller holds the worker lock).
+pub fn deliver(
+    store: &SessionStore,
+    transcript: Option<&dyn TranscriptSource>,
+    transport: Option<&dyn Transport>,
+    settings: &DeliverySettings,
+) -> Result<RunReport, RunError> {
+    let state = store.fold()?.state;
+    deliver_from(store, state, transcript, transport, settings).map(|(report, _)| report)
+}
+
+/// A delivery pass starting from `state`, the fold of `store` made under the
+/// worker lock (one fold per pass). Also returns how many events the run's
+/// state has folded (the journal it started from plus its own appends): more in
+/// the journal afterwards means someone else appended meanwhile.
+pub(super) fn deliver_from(
+    store: &SessionStore,
+    state: State,
+    transcript: Option<&dyn TranscriptSource>,
+    transport: Option<&dyn Transport>,
+    settings: &DeliverySettings,
+) -> Result<(RunReport, u64), RunError> {
+    let mut run = Run { store, state };
+    let mut report = RunReport::default();
+    let mut transport = transport;
+    if transport.is_some() && !settings.ignore_backoff && run.state.backing_off(now_ms()) {
+        transport = None;
+    }
+
+    // 1. In-doubt sends and commits: settle them before anything is resent.
+    if let Some(t) = transport {
+        if !reconcile::reconcile(&mut run, t, settings, &mut report)? {
+            transport = None;
+        }
+    }
+
+    // 2. Transcript: what is new since the last read.
+    if let Some(source) = transcript {
+        read_transcript(&mut run, source)?;
+    }
+    failpoint::hit(failpoint::AFTER_ROLLOUT_READ);
+
+    // 3. Plan complete turns.
+    if settings.capture_enabled {
+        let planned = plan(&run.state, settings);
+        if !planned.is_empty() {
+            report.planned = planned.len();
+            run.append(
+                Event::MessagesPlanned { messages: planned },
+                Durability::Buffered,
+            )?;
+        }
+    }
+    failpoint::hit(failpoint::AFTER_PLAN);
+
+    // 4. Send.
+    let Some(t) = transport else {
+        report.offline = true;
+        return Ok((report, run.state.events));
+    };
+    if !send::send_outbox(&mut run, t, settings, &mut report)? {
+        report.offline = true;
+        return Ok((report, run.state.events));
+    }
+
+    // 5. Commit.
+    commit::commit_if_due(&mut run, t, settings, &mut report)?;
+    Ok((report, run.state.events))
+}
+
+fn unreachable_event(e: &TransportError, settings: &DeliverySettings) -> Event {
+    Event::ServerUnreachable {
+        error: e.message.clone(),
+        retry_after_ms: settings.backoff_ms,
+    }
+}
+
+fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(), RunError> {
+    let resume = run
+        .state
+        .rollout
+        .as_ref()
+        .and_then(|p| (p.path == source.path()).then_some((p.identity, p.offset)));
+    match source.read(resume) {
+        Ok(Some(chunk)) => {
+            let moved = chunk.rescanned
+                || resume.is_none_or(|(id, off)| id != chunk.identity || off != chunk.end);
+            if moved || !chunk.fragments.is_empty() {
+                run.append(
+                    Event::RolloutRead {
+                        path: source.path(),
+                        chunk,
+                    },
+                    Durability::Buffered,
+                )?;
+            }
+        }
+        Ok(None) => {}
+        Err(e) => {
+            run.append(
+                Event::Problem {
+                    context: format!("rollout {}", source.path()),
+                    message: e.to_string(),
+                },
+                Durability::Buffered,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The messages to plan now: candidates of complete turns not planned before.
+pub fn plan(state: &State, settings: &DeliverySettings) -> Vec<PlannedMessage> {
+    let mut out = Vec::new();
+    for c in state.book.candidates() {
+        if state.messages.contains_key(&c.key)
+            || out.iter().any(|m: &PlannedMessage| m.key == c.key)
+        {
+            continue;
+        }
+        let raw_len = c.content.len() as u64;
+        let mut content = crate::text::strip_private(&c.content);
+        if let Some(max) = settings.max_length.filter(|m| *m > 0) {
+            content = crate::text::truncate_chars(&content, max);
+        }
+        out.push(PlannedMessage {
+            key: c.key,
+            turn_id: c.turn_id,
+            role: c.role,
+            content,
+            raw_len,
+            interrupted: c.interrupted,
+        });
+    }
+    out
+}

@@ -1,0 +1,128 @@
+//! Reconciliation: in-doubt sends and commits are settled with the server
+//! before anything is resent.
+
+use std::time::Duration;
+
+use ov_journal::Durability;
+
+use super::{
+    unreachable_event, DeliverySettings, HeldMessage, Run, RunError, RunReport, Transport,
+};
+use crate::event::Event;
+use crate::projector::{MessageStatus, State};
+use crate::store::now_ms;
+use crate::turn::DedupKey;
+
+/// An in-doubt request younger than this may still be in the server's hands
+/// (its sender died after the body left); reconciling it sooner could find it
+/// absent and resend it just before the server applies it.
+pub const IN_DOUBT_SETTLE_MS: u64 = 3_000;
+
+/// Settles in-doubt sends and commits. Returns false when the server cannot be reached.
+pub(super) fn reconcile(
+    run: &mut Run<'_>,
+    t: &dyn Transport,
+    settings: &DeliverySettings,
+    report: &mut RunReport,
+) -> Result<bool, RunError> {
+    let youngest = run
+        .state
+        .sends
+        .values()
+        .filter(|s| !s.answered)
+        .map(|s| s.started_at_ms)
+        .chain(run.state.commit.in_flight.iter().map(|c| c.started_at_ms))
+        .max();
+    if let Some(started) = youngest {
+        let age = now_ms().saturating_sub(started);
+        if age < settings.in_doubt_settle_ms {
+            std::thread::sleep(Duration::from_millis(settings.in_doubt_settle_ms - age));
+        }
+    }
+    if !run.state.sends.is_empty() {
+        let held = match t.held_messages(&settings.remote_session) {
+            Ok(h) => h,
+            Err(e) => {
+                if e.unreachable || e.status == 0 {
+                    run.append(unreachable_event(&e, settings), Durability::Buffered)?;
+                    return Ok(false);
+                }
+                run.append(
+                    Event::Problem {
+                        context: "reconcile".into(),
+                        message: e.message,
+                    },
+                    Durability::Buffered,
+                )?;
+                return Ok(false);
+            }
+        };
+        let (send_ids, present, absent) = classify_in_doubt(&run.state, &held);
+        report.reconciled_present += present.len();
+        report.reconciled_absent += absent.len();
+        run.append(
+            Event::Reconciled {
+                send_ids,
+                present,
+                absent,
+            },
+            Durability::Sync,
+        )?;
+    }
+    if let Some(inflight) = run.state.commit.in_flight.clone() {
+        let applied = match (
+            inflight.commit_count_before,
+            t.commit_count(&settings.remote_session),
+        ) {
+            (Some(before), Ok(Some(now))) => now > before,
+            (_, Err(e)) if e.unreachable || e.status == 0 => {
+                run.append(unreachable_event(&e, settings), Durability::Buffered)?;
+                return Ok(false);
+            }
+            _ => false,
+        };
+        run.append(
+            Event::CommitReconciled {
+                commit_id: inflight.commit_id,
+                applied,
+            },
+            Durability::Sync,
+        )?;
+    }
+    Ok(true)
+}
+
+/// Splits the keys of every in-doubt send into those the server holds and those it does not.
+pub fn classify_in_doubt(
+    state: &State,
+    held: &[HeldMessage],
+) -> (Vec<u64>, Vec<DedupKey>, Vec<DedupKey>) {
+    let mut present = Vec::new();
+    let mut absent = Vec::new();
+    let send_ids: Vec<u64> = state.sends.keys().copied().collect();
+    for send in state.sends.values() {
+        for key in &send.keys {
+            let Some(r) = state.messages.get(key) else {
+                continue;
+            };
+            if !matches!(r.status, MessageStatus::InFlight { .. }) {
+                continue;
+            }
+            let role = r.role.as_str();
+            let found = held.iter().any(|h| {
+                h.role == role
+                    && match (&r.turn_id, &h.turn_id) {
+                        (Some(a), Some(b)) => a == b,
+                        (None, _) => r.content.as_deref() == Some(h.content.as_str()),
+                        (Some(_), None) => false,
+                    }
+            });
+            if found {
+                present.push(key.clone());
+            } else {
+                absent.push(key.clone());
+            }
+        }
+    }
+    (send_ids, present, absent)
+}

@@ -1,0 +1,121 @@
+//! The worker loop: take the lock, run a pass, go round again while others appended.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ov_journal::{Durability, FileLock};
+
+use super::{
+    deliver_from, plan, DeliverySettings, RunError, RunReport, TranscriptSource, Transport,
+};
+use crate::event::{Event, WorkerReason};
+use crate::failpoint;
+use crate::projector::State;
+use crate::store::{SessionStore, StoreError};
+
+/// How a worker gets what it needs for one pass; called after the lock is
+/// taken, so configuration is read fresh each round.
+pub trait WorkerContext {
+    /// The transcript of the session (None: no transcript source).
+    fn transcript(&self, state: &State) -> Option<Box<dyn TranscriptSource>>;
+    /// The transport (None: embedded default, journal only).
+    fn transport(&self) -> Option<&dyn Transport>;
+    /// Settings for the session.
+    fn settings(&self, state: &State) -> DeliverySettings;
+}
+
+/// Whether a drain of this session has anything to do, decided without
+/// writing: unsent, in-doubt or uncommitted work (when a server is
+/// configured), a turn that closing open turns would make plannable, or a
+/// transcript that changed since it was last read.
+pub fn drain_has_work(
+    state: &State,
+    settings: &DeliverySettings,
+    has_transport: bool,
+    transcript: Option<&dyn TranscriptSource>,
+) -> bool {
+    if has_transport
+        && (!state.outbox().is_empty()
+            || !state.sends.is_empty()
+            || state.commit.in_flight.is_some()
+            || state.commit.uncommitted() > 0)
+    {
+        return true;
+    }
+    let mut closed = state.clone();
+    closed.book.force_complete();
+    if settings.capture_enabled && !plan(&closed, settings).is_empty() {
+        return true;
+    }
+    let Some(source) = transcript else {
+        return false;
+    };
+    let resume = state
+        .rollout
+        .as_ref()
+        .filter(|p| p.path == source.path())
+        .map(|p| (p.identity, p.offset));
+    // Cannot tell: read it.
+    source.peek(resume).unwrap_or(true)
+}
+
+/// A worker rolls the journal to a snapshot segment once this many records
+/// follow the latest snapshot, so opening a long session stays cheap.
+pub const COMPACT_AFTER_RECORDS: u64 = 20_000;
+/// … or once the active segment is larger than this (every hook checks it on open).
+pub const COMPACT_ACTIVE_BYTES: u64 = 4 << 20;
+
+/// Runs the worker protocol on one session until no new events arrive.
+pub fn run_worker(
+    store: &SessionStore,
+    ctx: &dyn WorkerContext,
+    reason: WorkerReason,
+    lock_wait: Duration,
+) -> Result<Vec<RunReport>, RunError> {
+    let lock_path: PathBuf = crate::paths::worker_lock(store.dir());
+    let mut reports = Vec::new();
+    let mut first = true;
+    loop {
+        let lock = match FileLock::try_exclusive(&lock_path, lock_wait) {
+            Ok(Some(l)) => l,
+            Ok(None) => return Ok(reports),
+            Err(source) => {
+                return Err(StoreError::Journal {
+                    path: lock_path,
+                    source,
+                })
+            }
+        };
+        if first {
+            let mut events = vec![Event::WorkerStarted { reason }];
+            if reason == WorkerReason::Drain {
+                events.push(Event::OpenTurnsClosed);
+            }
+            store.append_all(events, Durability::Buffered)?;
+            first = false;
+        }
+        if reason == WorkerReason::Stop {
+            failpoint::hit(failpoint::AFTER_STOP_JOURNALED);
+        }
+        let state = store.fold()?.state;
+        let transcript = ctx.transcript(&state);
+        let mut settings = ctx.settings(&state);
+        settings.force_commit |= reason == WorkerReason::Drain;
+        settings.ignore_backoff |= matches!(reason, WorkerReason::Drain | WorkerReason::Sweep);
+        let (report, seen) = deliver_from(
+            store,
+            state,
+            transcript.as_deref(),
+            ctx.transport(),
+            &settings,
+        )?;
+        reports.push(report);
+        drop(lock);
+        // Events appended by others while the lock was held (a Stop whose own
+        // worker found the lock taken and left) or since: go round again.
+        let now = store.fold()?.state.events;
+        if now <= seen || reports.len() >= 16 {
+            return Ok(reports);
+        }
+    }
+}

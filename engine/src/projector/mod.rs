@@ -1,0 +1,62 @@
+//! The projector: a pure, deterministic fold of a session's events into its state.
+//!
+//! # Laws (tested with proptest)
+//!
+//! * Deterministic: the same events give the same state (no clocks, no
+//!   randomness, only ordered maps).
+//! * Incremental: `fold(a ++ b) == fold_from(fold(a), b)`, so a snapshot of the
+//!   state followed by the events after it gives the state of the whole journal.
+//!
+//! # What the state holds
+//!
+//! ```text
+//! messages   key -> record { order, turn, role, status, content while unsent }
+//!            status: Pending | InFlight(send) | Acked | SetAside(why)
+//! sends      send_id -> keys, for sends with no outcome yet (in doubt once the
+//!            sender is gone: reconciled with the server before any resend)
+//! book       the TurnBook: turns seen by hooks and the rollout, not yet planned
+//! rollout    file identity + offset of the last complete line consumed
+//! commit     acknowledged-but-uncommitted count and tokens, in-flight commit
+//! hooks      per-turn liveness, prompt dedup, recall cache, SessionStart debounce
+//! backoff    the unreachable-server window
+//! ```
+//!
+//! Nothing is ever forgotten that decides dedup: acknowledged keys stay in
+//! `messages` for the life of the journal (content dropped), so a lost cursor, a
+//! rotated rollout or a rescanned file can never make an old turn look new.
+//!
+//! # Files
+//!
+//! * `state.rs`: the state's types and the read-only questions asked of it.
+//! * `fold.rs`: how each event changes the state.
+
+mod fold;
+mod state;
+
+pub use state::{
+    CommitInFlight, CommitState, MessageRecord, MessageStatus, PromptSeen, RolloutPosition,
+    SendRecord, State, TurnLiveness,
+};
+
+/// Two prompts with the same text within this window are one prompt delivered twice.
+pub const PROMPT_DEDUP_WINDOW_MS: u64 = 500;
+/// A SessionStart within this window of the previous one is ignored.
+pub const SESSION_START_DEBOUNCE_MS: u64 = 2000;
+/// Prompts whose recall block is kept for reuse.
+pub const RECALL_CACHE_ENTRIES: usize = 8;
+/// Retryable failures of one message sent on its own before it is set aside.
+pub const MAX_SINGLE_ATTEMPTS: u32 = 8;
+
+/// A refusal that says nothing about the message itself: retryable failures
+/// (network, 408, 429, retryable 409), authentication/authorisation (a wrong
+/// key is fixed by the user, after which every message must still go), and a
+/// missing endpoint (404/405). Such a message stays pending; only a refusal of
+/// the message itself (400, 413, 422, …) sets it aside.
+pub fn not_the_message(status: u16, retryable: bool) -> bool {
+    retryable || matches!(status, 0 | 401 | 403 | 404 | 405 | 408 | 429)
+}
+
+/// Rough token estimate of `len` bytes of text.
+pub fn estimate_tokens(len: u64) -> u64 {
+    len.div_ceil(4)
+}

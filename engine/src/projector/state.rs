@@ -1,0 +1,358 @@
+//! The folded state of a session and the questions asked of it. Only
+//! [`super::fold`] changes it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{PROMPT_DEDUP_WINDOW_MS, SESSION_START_DEBOUNCE_MS};
+use crate::turn::{DedupKey, FileIdentity, Role};
+use crate::turnbook::TurnBook;
+
+/// Where a message stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MessageStatus {
+    /// Planned, not sent (or sent and refused in a way worth retrying).
+    Pending,
+    /// A send carrying it started and has no outcome yet.
+    InFlight {
+        /// The send.
+        send_id: u64,
+    },
+    /// The server holds it.
+    Acked,
+    /// The server refused it for good; it no longer blocks anything.
+    SetAside {
+        /// HTTP status of the refusal.
+        status: u16,
+        /// The server's words.
+        error: String,
+    },
+}
+
+/// One planned message and its fate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageRecord {
+    /// Plan order (sending order), unique and increasing.
+    pub order: u64,
+    /// The turn id, when known.
+    pub turn_id: Option<String>,
+    /// User or assistant.
+    pub role: Role,
+    /// Where it stands.
+    pub status: MessageStatus,
+    /// What to send; dropped once acknowledged or set aside.
+    pub content: Option<String>,
+    /// Length of the content sent, in bytes (for token estimates and `why`).
+    pub content_len: u64,
+    /// The turn ended without a final answer.
+    pub interrupted: bool,
+    /// Sends of this message that failed.
+    pub failures: u32,
+    /// A batch containing it was refused for good: send it on its own to find
+    /// out whether it is the culprit.
+    pub needs_single: bool,
+    /// The last failure, for `why`.
+    pub last_error: Option<String>,
+    /// When it was planned (ms).
+    pub planned_at_ms: u64,
+    /// When the server acknowledged it (ms).
+    pub acked_at_ms: Option<u64>,
+}
+
+/// A send with no recorded outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SendRecord {
+    /// Messages in the request.
+    pub keys: Vec<DedupKey>,
+    /// One request per message.
+    pub single: bool,
+    /// When it started (ms).
+    pub started_at_ms: u64,
+    /// Writer pid.
+    pub pid: u32,
+    /// The server answered it (a 5xx after the body left): it is in doubt but
+    /// no longer in the server's hands.
+    pub answered: bool,
+}
+
+/// Where the rollout was last read up to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutPosition {
+    /// Path read.
+    pub path: String,
+    /// Identity of the file read.
+    pub identity: FileIdentity,
+    /// One past the last complete line consumed.
+    pub offset: u64,
+    /// File length seen then.
+    pub file_len: u64,
+}
+
+/// Commit bookkeeping.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CommitState {
+    /// Messages acknowledged over the life of the journal.
+    pub acked_total: u64,
+    /// Estimated tokens of those messages.
+    pub acked_tokens_total: u64,
+    /// `acked_total` covered by the last successful commit.
+    pub committed_through: u64,
+    /// `acked_tokens_total` covered by the last successful commit.
+    pub committed_tokens_through: u64,
+    /// A commit that started and has no outcome yet.
+    pub in_flight: Option<CommitInFlight>,
+    /// Successful commits.
+    pub commits_ok: u64,
+    /// The last commit failure.
+    pub last_error: Option<String>,
+}
+
+/// A commit with no recorded outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitInFlight {
+    /// Which commit.
+    pub commit_id: u64,
+    /// `acked_total` when it started: what it covers.
+    pub acked_total_at_start: u64,
+    /// `acked_tokens_total` when it started.
+    pub tokens_at_start: u64,
+    /// The server's commit count before, when known.
+    pub commit_count_before: Option<u64>,
+    /// When it started.
+    pub started_at_ms: u64,
+}
+
+impl CommitState {
+    /// Acknowledged messages no commit covers yet.
+    pub fn uncommitted(&self) -> u64 {
+        self.acked_total.saturating_sub(self.committed_through)
+    }
+
+    /// Estimated tokens of those messages.
+    pub fn uncommitted_tokens(&self) -> u64 {
+        self.acked_tokens_total
+            .saturating_sub(self.committed_tokens_through)
+    }
+}
+
+/// What the hooks of one turn did.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TurnLiveness {
+    /// Order of first sight.
+    pub order: u64,
+    /// UserPromptSubmit invocations.
+    pub prompts: u32,
+    /// Stop invocations.
+    pub stops: u32,
+    /// PreToolUse invocations.
+    pub tool_uses: u32,
+    /// Seen in the rollout.
+    pub in_rollout: bool,
+    /// First seen (ms).
+    pub first_at_ms: u64,
+    /// Last seen (ms).
+    pub last_at_ms: u64,
+}
+
+/// A prompt as seen by UserPromptSubmit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptSeen {
+    /// Turn id.
+    pub turn_id: Option<String>,
+    /// xxh3 of the cleaned prompt.
+    pub hash: u64,
+    /// When (ms).
+    pub at_ms: u64,
+}
+
+/// The folded state of one session.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct State {
+    /// Native session id (first seen).
+    pub session_id: Option<String>,
+    /// Harness that fed the session.
+    pub harness: Option<String>,
+    /// Working directory (last seen).
+    pub cwd: Option<String>,
+    /// Events folded.
+    pub events: u64,
+    /// Time of the first event (ms).
+    pub first_at_ms: u64,
+    /// Time of the last event (ms).
+    pub last_at_ms: u64,
+    /// Hook invocations per kind (`HookKind::as_str`).
+    pub hook_counts: BTreeMap<String, u64>,
+    /// Hook payloads that could not be fully used.
+    pub malformed_hooks: u64,
+    /// Every planned message, by key.
+    pub messages: BTreeMap<DedupKey, MessageRecord>,
+    /// Plan order -> key.
+    pub order: BTreeMap<u64, DedupKey>,
+    /// Sends with no outcome yet.
+    pub sends: BTreeMap<u64, SendRecord>,
+    /// Next send id.
+    pub next_send_id: u64,
+    /// Next commit id.
+    pub next_commit_id: u64,
+    /// Next plan order.
+    pub next_order: u64,
+    /// The server answered 404/405 to a batch: send one message per request.
+    pub batch_unsupported: bool,
+    /// Turns not yet (fully) planned.
+    pub book: TurnBook,
+    /// Where the rollout was read up to.
+    pub rollout: Option<RolloutPosition>,
+    /// Rollout reads folded.
+    pub rollout_reads: u64,
+    /// Rollout lines that were not valid.
+    pub rollout_bad_lines: u64,
+    /// Commit bookkeeping.
+    pub commit: CommitState,
+    /// Per-turn hook liveness.
+    pub turns: BTreeMap<String, TurnLiveness>,
+    /// Next liveness order.
+    pub next_turn_order: u64,
+    /// The latest prompt.
+    pub last_prompt: Option<PromptSeen>,
+    /// The prompt before it.
+    pub prev_prompt: Option<PromptSeen>,
+    /// Recall blocks by prompt hash, oldest first.
+    pub recall_cache: Vec<(u64, Option<String>)>,
+    /// The server rejected the context face (tier 1) at this time (ms).
+    pub context_face_unsupported_at_ms: Option<u64>,
+    /// Latest SessionStart (ms).
+    pub last_session_start_ms: Option<u64>,
+    /// The SessionStart before it (ms).
+    pub prev_session_start_ms: Option<u64>,
+    /// Network work is skipped until then (ms).
+    pub backoff_until_ms: Option<u64>,
+    /// Why.
+    pub backoff_reason: Option<String>,
+    /// Workers started.
+    pub workers_started: u64,
+    /// Drains folded.
+    pub drains: u64,
+    /// Problems recorded.
+    pub problems: Vec<String>,
+}
+
+impl State {
+    /// Messages waiting to be sent, in plan order.
+    pub fn outbox(&self) -> Vec<(&DedupKey, &MessageRecord)> {
+        self.order
+            .values()
+            .filter_map(|k| self.messages.get_key_value(k))
+            .filter(|(_, r)| matches!(r.status, MessageStatus::Pending))
+            .collect()
+    }
+
+    /// Sends with no recorded outcome. Once no sender holds the session's
+    /// worker lock, each of these is in doubt.
+    pub fn in_doubt(&self) -> &BTreeMap<u64, SendRecord> {
+        &self.sends
+    }
+
+    /// Messages set aside (refused for good).
+    pub fn set_aside(&self) -> Vec<(&DedupKey, &MessageRecord)> {
+        self.order
+            .values()
+            .filter_map(|k| self.messages.get_key_value(k))
+            .filter(|(_, r)| matches!(r.status, MessageStatus::SetAside { .. }))
+            .collect()
+    }
+
+    /// Acknowledged keys.
+    pub fn acked(&self) -> impl Iterator<Item = &DedupKey> {
+        self.messages
+            .iter()
+            .filter(|(_, r)| matches!(r.status, MessageStatus::Acked))
+            .map(|(k, _)| k)
+    }
+
+    /// The `lastTurnId` cursor: the last turn, in plan order, such that it and
+    /// every turn before it has every message acknowledged (a message set aside
+    /// for good counts as settled). Advanced only over whole turns.
+    pub fn cursor(&self) -> Option<&str> {
+        // A turn with an unsettled message anywhere in plan order (its messages
+        // may be planned apart, e.g. the answer before a late prompt) stops it.
+        let unsettled: std::collections::BTreeSet<&str> = self
+            .messages
+            .values()
+            .filter(|r| {
+                !matches!(
+                    r.status,
+                    MessageStatus::Acked | MessageStatus::SetAside { .. }
+                )
+            })
+            .filter_map(|r| r.turn_id.as_deref())
+            .collect();
+        let mut cursor = None;
+        for key in self.order.values() {
+            let Some(turn) = self.messages.get(key).and_then(|r| r.turn_id.as_deref()) else {
+                continue;
+            };
+            if unsettled.contains(turn) {
+                return cursor;
+            }
+            cursor = Some(turn);
+        }
+        cursor
+    }
+
+    /// True when the server is in its back-off window at `now_ms`.
+    pub fn backing_off(&self, now_ms: u64) -> bool {
+        self.backoff_until_ms.is_some_and(|until| now_ms < until)
+    }
+
+    /// The latest UserPromptSubmit repeats an earlier one: same turn id as the
+    /// previous prompt, or (no turn id) the same text within the dedup window.
+    pub fn last_prompt_is_duplicate(&self) -> bool {
+        let (Some(last), Some(prev)) = (&self.last_prompt, &self.prev_prompt) else {
+            return false;
+        };
+        match &last.turn_id {
+            // ZCode pairs prompts and Stops by turn id: a second prompt for a turn is a repeat.
+            Some(turn) => self.turns.get(turn).is_some_and(|t| t.prompts > 1),
+            None => {
+                last.hash == prev.hash
+                    && last.at_ms.saturating_sub(prev.at_ms) < PROMPT_DEDUP_WINDOW_MS
+            }
+        }
+    }
+
+    /// The latest SessionStart came within the debounce window of the previous one.
+    pub fn last_session_start_debounced(&self) -> bool {
+        match (self.last_session_start_ms, self.prev_session_start_ms) {
+            (Some(last), Some(prev)) => last.saturating_sub(prev) < SESSION_START_DEBOUNCE_MS,
+            _ => false,
+        }
+    }
+
+    /// A cached recall block for a prompt hash (`Some(None)` = cached "nothing").
+    pub fn cached_recall(&self, prompt_hash: u64) -> Option<Option<&str>> {
+        self.recall_cache
+            .iter()
+            .rev()
+            .find(|(h, _)| *h == prompt_hash)
+            .map(|(_, b)| b.as_deref())
+    }
+
+    /// Turns that saw a prompt but never a Stop (for liveness reports).
+    pub fn turns_missing_stop(&self) -> Vec<&str> {
+        let mut v: Vec<(&u64, &str)> = self
+            .turns
+            .iter()
+            .filter(|(_, t)| t.prompts > 0 && t.stops == 0)
+            .map(|(id, t)| (&t.order, id.as_str()))
+            .collect();
+        v.sort();
+        v.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// True when nothing is left to do: no pending or in-doubt messages, no
+    /// open turns with known content, no commit in flight.
+    pub fn is_settled(&self) -> bool {
+        self.outbox().is_empty() && self.sends.is_empty() && self.commit.in_flight.is_none()
+    }
+}
