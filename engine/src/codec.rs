@@ -6,9 +6,17 @@
 //! // Format: { version:u8 | tag:u8 | body: bincode 2.0.1 (standard config: little-endian varints) }
 //! ```
 //!
-//! * `version` is [`CODEC_VERSION`] for everything written by this build. A
-//!   payload of an older version is decoded through its frozen types; a newer
-//!   version is refused with [`CodecError::UnknownVersion`], never guessed at.
+//! * `version` is [`CODEC_VERSION`] for everything written by this build. An
+//!   event of an older version is decoded through its frozen types (`v1`) and
+//!   converted; a newer version is refused with [`CodecError::UnknownVersion`],
+//!   never guessed at. A snapshot of an older version is refused with
+//!   [`CodecError::OldSnapshot`]: a snapshot is a cache of the fold, and the
+//!   store folds the events behind it instead.
+//!
+//! | version | change |
+//! |---|---|
+//! | 1 | first version |
+//! | 2 | `HookReceived::response_preview` (Stop's `responsePreview`, kept apart from `responseText`); `TurnFragment::prompt_at` and `TurnFragment::steering` (what the user typed into a running turn) |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!
@@ -20,8 +28,10 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::event::Envelope;
 use crate::projector::State;
 
+mod v1;
+
 /// Version byte written by this build.
-pub const CODEC_VERSION: u8 = 1;
+pub const CODEC_VERSION: u8 = 2;
 /// Tag of an event record.
 pub const TAG_EVENT: u8 = 1;
 /// Tag of a state snapshot record.
@@ -62,6 +72,12 @@ pub enum CodecError {
         /// How many.
         extra: usize,
     },
+    /// A snapshot written by an older codec version: fold the events instead.
+    #[error("snapshot of codec version {version} (this build writes {CODEC_VERSION}): refold the events")]
+    OldSnapshot {
+        /// The version byte found.
+        version: u8,
+    },
     /// Encoding failed (a bug: every event is encodable).
     #[error("could not encode: {0}")]
     Encode(String),
@@ -80,14 +96,15 @@ fn encode_tagged<T: Serialize>(tag: u8, value: &T, out: &mut Vec<u8>) -> Result<
     Ok(())
 }
 
-fn decode_tagged<T: DeserializeOwned>(tag: u8, bytes: &[u8]) -> Result<T, CodecError> {
+/// The version byte and body of a record with tag `tag`.
+fn split_header(tag: u8, bytes: &[u8]) -> Result<(u8, &[u8]), CodecError> {
     let (&version, rest) = bytes
         .split_first()
         .ok_or(CodecError::TooShort { len: bytes.len() })?;
     let (&found, body) = rest
         .split_first()
         .ok_or(CodecError::TooShort { len: bytes.len() })?;
-    if version != CODEC_VERSION {
+    if version == 0 || version > CODEC_VERSION {
         return Err(CodecError::UnknownVersion { version });
     }
     if found != tag {
@@ -96,6 +113,10 @@ fn decode_tagged<T: DeserializeOwned>(tag: u8, bytes: &[u8]) -> Result<T, CodecE
             expected: tag,
         });
     }
+    Ok((version, body))
+}
+
+fn decode_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, CodecError> {
     let (value, used) = bincode::serde::decode_from_slice::<T, _>(body, config())
         .map_err(|e| CodecError::Body(e.to_string()))?;
     if used != body.len() {
@@ -111,9 +132,13 @@ pub fn encode_event(envelope: &Envelope, out: &mut Vec<u8>) -> Result<(), CodecE
     encode_tagged(TAG_EVENT, envelope, out)
 }
 
-/// Decodes an event record.
+/// Decodes an event record of any version this build knows.
 pub fn decode_event(bytes: &[u8]) -> Result<Envelope, CodecError> {
-    decode_tagged(TAG_EVENT, bytes)
+    let (version, body) = split_header(TAG_EVENT, bytes)?;
+    if version == 1 {
+        return decode_body::<v1::Envelope>(body).map(Into::into);
+    }
+    decode_body(body)
 }
 
 /// Encodes a state snapshot.
@@ -121,9 +146,13 @@ pub fn encode_snapshot(state: &State, out: &mut Vec<u8>) -> Result<(), CodecErro
     encode_tagged(TAG_SNAPSHOT, state, out)
 }
 
-/// Decodes a state snapshot.
+/// Decodes a state snapshot of this build's version.
 pub fn decode_snapshot(bytes: &[u8]) -> Result<State, CodecError> {
-    decode_tagged(TAG_SNAPSHOT, bytes)
+    let (version, body) = split_header(TAG_SNAPSHOT, bytes)?;
+    if version != CODEC_VERSION {
+        return Err(CodecError::OldSnapshot { version });
+    }
+    decode_body(body)
 }
 
 #[cfg(test)]
@@ -175,27 +204,98 @@ mod tests {
         ]
     }
 
+    /// Events using the fields version 2 added.
+    fn sample_v2() -> Vec<Envelope> {
+        let stop = Envelope {
+            at_ms: 1_796_212_624_450,
+            pid: 4242,
+            event: Event::HookReceived(HookReceived {
+                kind: Some(HookKind::Stop),
+                harness: "zcode".into(),
+                turn_id: Some("turn_a".into()),
+                response_preview: Some("pre".into()),
+                ..HookReceived::default()
+            }),
+        };
+        let read = Envelope {
+            at_ms: 1_796_212_624_500,
+            pid: 4244,
+            event: Event::RolloutRead {
+                path: "/r".into(),
+                chunk: crate::turn::RolloutChunk {
+                    fragments: vec![crate::turn::TurnFragment {
+                        turn_id: "turn_a".into(),
+                        prompt: Some("hi".into()),
+                        prompt_at: Some(3),
+                        steering: vec![(6, "and tests".into())],
+                        calls: 2,
+                        ..crate::turn::TurnFragment::default()
+                    }],
+                    ..crate::turn::RolloutChunk::default()
+                },
+            },
+        };
+        vec![stop, read]
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+            .collect()
+    }
+
     fn hex(bytes: &[u8]) -> String {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// Golden bytes of version 1. If this fails, the on-disk format changed:
-    /// bump CODEC_VERSION and keep a decoder for the old bytes instead.
+    /// Bytes written by version 1 (frozen forever): they decode to today's events,
+    /// the fields version 2 added left empty.
     #[test]
-    fn golden_bytes_v1() {
-        let expected = [
+    fn version_1_bytes_still_decode() {
+        let v1 = [
             "0101fd7b8b9d36a2010000fb9210000101057a636f64650106736573735f31\
              01067475726e5f6100000102686900000000006300",
             "0101fdac8b9d36a2010000fb93100501107475726e3a7475726e5f613a7573\
              657201067475726e5f61000268690200",
             "0101fd108c9d36a2010000fb93100807fbf70101046275737901",
         ];
+        for (env, bytes) in sample().iter().zip(v1) {
+            assert_eq!(&decode_event(&unhex(bytes)).expect("decode v1"), env);
+        }
+    }
+
+    /// Golden bytes of version 2. If this fails, the on-disk format changed:
+    /// bump CODEC_VERSION and keep a decoder for the old bytes instead.
+    #[test]
+    fn golden_bytes_v2() {
+        let expected = [
+            "0201fd7b8b9d36a2010000fb9210000101057a636f64650106736573735f3101067475726e5f610000010268690000000000006300",
+            "0201fdac8b9d36a2010000fb93100501107475726e3a7475726e5f613a7573657201067475726e5f61000268690200",
+            "0201fd108c9d36a2010000fb93100807fbf70101046275737901",
+            "0201fd428c9d36a2010000fb9210000103057a636f64650001067475726e5f61000000000103707265000000000000",
+            "0201fd748c9d36a2010000fb941003022f7200000000000001067475726e5f61010268690103010609616e642074657374730000000002000000",
+        ];
         let mut buf = Vec::new();
-        for (env, want) in sample().iter().zip(expected) {
+        let mut all = sample();
+        all.extend(sample_v2());
+        for (env, want) in all.iter().zip(expected) {
             encode_event(env, &mut buf).expect("encode");
             assert_eq!(hex(&buf), want, "golden bytes changed for {env:?}");
             assert_eq!(&decode_event(&buf).expect("decode"), env);
         }
+    }
+
+    #[test]
+    fn old_snapshots_are_refused_for_refolding() {
+        let mut buf = Vec::new();
+        encode_snapshot(&State::default(), &mut buf).expect("encode");
+        assert!(decode_snapshot(&buf).is_ok());
+        buf[0] = 1;
+        assert!(matches!(
+            decode_snapshot(&buf),
+            Err(CodecError::OldSnapshot { version: 1 })
+        ));
     }
 
     #[test]

@@ -20,7 +20,11 @@
 //! | message | first non-empty of |
 //! |---|---|
 //! | user | the user's words ([`crate::text::user_words`]) of the hook prompt, else of the rollout prompt; none for a turn a task notification began |
-//! | assistant | the Stop `responseText`, the rollout final answer, and, only when a later turn began (not when forced), the rollout's last text with `interrupted: true` |
+//! | assistant | the Stop `responseText`, the rollout final answer, the Stop `responsePreview` once the turn is over for good, the rollout's last text marked [`INTERRUPTED_MARK`] when a later turn began or the rollout says the turn was interrupted |
+//!
+//! A turn known only from its Stop (no prompt hook and no rollout line yet) yields
+//! nothing until the rollout shows it, a later turn begins or a drain forces it: within
+//! a turn, the user message is always planned before the answer.
 //!
 //! Keys: [`DedupKey::for_turn`] when the turn id is known, else
 //! [`DedupKey::for_content`] of the cleaned text. An id-less Stop pairs with the latest
@@ -38,6 +42,10 @@ use serde::{Deserialize, Serialize};
 use crate::text::{clean_injected, user_words};
 use crate::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
 
+/// Leads the last text of a turn that ended without a final answer, so that the server
+/// and anyone reading it can tell it is not an answer.
+pub const INTERRUPTED_MARK: &str = "[interrupted] ";
+
 /// What the book knows about one turn.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct TurnRecord {
@@ -49,12 +57,19 @@ pub struct TurnRecord {
     pub stopped: bool,
     /// Latest non-empty Stop `responseText`.
     pub stop_text: Option<String>,
+    /// Latest non-empty Stop `responsePreview` (truncated: the answer of last resort).
+    pub stop_preview: Option<String>,
+    /// Further UserPromptSubmit prompts of this turn (the user typed into the running
+    /// turn), as received, in order.
+    pub hook_steering: Vec<String>,
     /// The rollout's view of the turn, merged over reads.
     pub rollout: Option<TurnFragment>,
     /// A later turn began (by rollout order or a later prompt).
     pub superseded: bool,
     /// Completed by [`TurnBook::force_complete`] while still open.
     pub forced: bool,
+    /// A drain ([`TurnBook::force_complete`]) saw this turn: whatever is known is final.
+    pub drained: bool,
 }
 
 impl TurnRecord {
@@ -63,25 +78,81 @@ impl TurnRecord {
         self.stopped || self.superseded || self.forced
     }
 
+    /// The user message: the prompt's words, then what the user typed into the running
+    /// turn (steering), in order, separated by blank lines.
     fn user_content(&self) -> Option<String> {
-        let hook = self.hook_prompt.as_deref().and_then(user_words);
-        hook.or_else(|| user_words(self.rollout.as_ref()?.prompt.as_deref()?))
+        let frag = self.rollout.as_ref();
+        let prompt = self
+            .hook_prompt
+            .as_deref()
+            .and_then(user_words)
+            .or_else(|| user_words(frag?.prompt.as_deref()?));
+        let mut parts: Vec<String> = prompt.into_iter().collect();
+        let steering = frag
+            .into_iter()
+            .flat_map(|f| f.steering.iter().map(|(_, s)| s.as_str()))
+            .chain(self.hook_steering.iter().map(String::as_str));
+        for s in steering.filter_map(user_words) {
+            if !parts.contains(&s) {
+                parts.push(s);
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 
-    /// The assistant content and whether it is an interrupted turn's last text.
+    /// The rollout says the turn ended without a final answer (its latest call has no
+    /// `finishReason`: killed, stopped, or an error line).
+    fn rollout_interrupted(&self) -> bool {
+        self.rollout
+            .as_ref()
+            .is_some_and(|f| f.interrupted && f.final_text.is_none())
+    }
+
+    /// The assistant content and whether it is an interrupted turn's last text (then
+    /// marked with [`INTERRUPTED_MARK`]).
+    ///
+    /// | first non-empty of | when |
+    /// |---|---|
+    /// | Stop `responseText` | always (marked when the rollout says interrupted) |
+    /// | the rollout's final answer | always |
+    /// | Stop `responsePreview` | the turn is over for good (a later turn began, or forced) |
+    /// | the rollout's last text, marked | a later turn began, or the rollout says interrupted |
     fn assistant_content(&self) -> Option<(String, bool)> {
         let nonempty = |s: Option<&str>| s.map(clean_injected).filter(|c| !c.is_empty());
+        let interrupted = self.rollout_interrupted();
+        let mark = |s: String, int: bool| {
+            if int {
+                (format!("{INTERRUPTED_MARK}{s}"), true)
+            } else {
+                (s, false)
+            }
+        };
         if let Some(s) = nonempty(self.stop_text.as_deref()) {
+            return Some(mark(s, interrupted));
+        }
+        let frag = self.rollout.as_ref();
+        if let Some(s) = nonempty(frag.and_then(|f| f.final_text.as_deref())) {
             return Some((s, false));
         }
-        let frag = self.rollout.as_ref()?;
-        if let Some(s) = nonempty(frag.final_text.as_deref()) {
-            return Some((s, false));
+        let over = self.superseded || self.forced || self.drained;
+        if over {
+            if let Some(s) = nonempty(self.stop_preview.as_deref()) {
+                return Some(mark(s, interrupted));
+            }
         }
-        if self.superseded && !self.forced {
-            return nonempty(frag.last_text.as_deref()).map(|s| (s, true));
+        if (self.superseded && !self.forced) || interrupted {
+            return nonempty(frag.and_then(|f| f.last_text.as_deref())).map(|s| mark(s, true));
         }
         None
+    }
+
+    /// A turn known only from its Stop (no prompt hook, not yet in the rollout) waits
+    /// for the rollout, so that its user message is planned before its answer; a drain
+    /// or a later turn ends the wait.
+    fn waits_for_rollout(&self) -> bool {
+        self.rollout.is_none()
+            && self.hook_prompt.is_none()
+            && !(self.superseded || self.forced || self.drained)
     }
 
     fn key(&self, role: Role, content: &str) -> DedupKey {
@@ -94,7 +165,7 @@ impl TurnRecord {
     /// The messages of this turn, user first, when it is complete.
     fn messages(&self) -> Vec<Candidate> {
         let mut out = Vec::new();
-        if !self.is_complete() {
+        if !self.is_complete() || self.waits_for_rollout() {
             return out;
         }
         if let Some(u) = self.user_content() {
@@ -122,7 +193,9 @@ impl TurnRecord {
     /// assistant message, or a later turn began, or it was forced. A turn that was only
     /// stopped without any answer text stays until then (the rollout may lag).
     fn is_settled(&self) -> bool {
-        self.superseded || self.forced || self.assistant_content().is_some()
+        self.superseded
+            || self.forced
+            || (!self.waits_for_rollout() && self.assistant_content().is_some())
     }
 }
 
@@ -182,8 +255,13 @@ impl TurnBook {
         };
         for (i, t) in self.turns.iter_mut().enumerate() {
             if i == idx {
-                if t.hook_prompt.is_none() {
-                    t.hook_prompt = Some(prompt.to_owned());
+                match &t.hook_prompt {
+                    None => t.hook_prompt = Some(prompt.to_owned()),
+                    // Another prompt for the same turn: typed into the running turn.
+                    Some(p) if p != prompt && !t.hook_steering.iter().any(|s| s == prompt) => {
+                        t.hook_steering.push(prompt.to_owned());
+                    }
+                    Some(_) => {}
                 }
             } else if !t.is_complete() {
                 t.superseded = true;
@@ -194,6 +272,17 @@ impl TurnBook {
     /// A Stop: the turn is complete; a non-empty `response` (`responseText`) is its final
     /// answer. An id-less Stop pairs with the latest id-less prompt.
     pub fn observe_stop(&mut self, turn_id: Option<&str>, response: Option<&str>) {
+        self.observe_stop_with_preview(turn_id, response, None);
+    }
+
+    /// [`TurnBook::observe_stop`] with the Stop's `responsePreview`, used only when
+    /// nothing better ever comes (see the assistant table of [`TurnRecord`]).
+    pub fn observe_stop_with_preview(
+        &mut self,
+        turn_id: Option<&str>,
+        response: Option<&str>,
+        preview: Option<&str>,
+    ) {
         let idx = match turn_id {
             Some(id) => self.find_or_insert(id),
             None => match self
@@ -212,6 +301,9 @@ impl TurnBook {
             t.stopped = true;
             if let Some(r) = response.filter(|r| !r.trim().is_empty()) {
                 t.stop_text = Some(r.to_owned());
+            }
+            if let Some(p) = preview.filter(|p| !p.trim().is_empty()) {
+                t.stop_preview = Some(p.to_owned());
             }
         }
     }
@@ -263,6 +355,7 @@ impl TurnBook {
             if !t.is_complete() {
                 t.forced = true;
             }
+            t.drained = true;
         }
     }
 

@@ -272,6 +272,7 @@ fn no_bounded_window_after_3000_turns() -> TestResult {
             interrupted: false,
             calls: 1,
             superseded: i + 1 < N,
+            ..TurnFragment::default()
         })
         .collect();
     let rescan = env(

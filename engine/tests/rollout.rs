@@ -88,7 +88,7 @@ fn scenario_facts_of_committed_sessions() -> R {
     assert_eq!(flagged.len(), 1);
     assert_eq!(
         flagged.first().map(|m| m.content.as_str()),
-        Some("The projector folds events into")
+        Some("[interrupted] The projector folds events into")
     );
     let tail = first_capture(&dir.join("tail.jsonl"))?;
     let users = tail.iter().filter(|m| m.role == Role::User).count();
@@ -268,7 +268,7 @@ fn bad_and_skipped_lines_are_counted_and_turns_superseded_in_order() -> R {
             ("first", false),
             ("answer one", false),
             ("second", false),
-            ("partial", true),
+            ("[interrupted] partial", true),
             ("third", false),
             ("answer three", false)
         ]

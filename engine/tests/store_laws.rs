@@ -132,7 +132,8 @@ fn wild_event() -> impl Strategy<Value = Event> {
                     trace_id: c,
                     cwd: d,
                     prompt: e,
-                    response_text: f,
+                    response_text: f.clone(),
+                    response_preview: f,
                     source: g,
                     tool_name: h.clone(),
                     denied_uri: h,
@@ -155,6 +156,11 @@ fn wild_event() -> impl Strategy<Value = Event> {
             )| {
                 TurnFragment {
                     turn_id,
+                    prompt_at: Some(u64::from(calls)),
+                    steering: last_text
+                        .clone()
+                        .map(|t| vec![(u64::from(calls) + 1, t)])
+                        .unwrap_or_default(),
                     prompt,
                     final_text,
                     last_text,

@@ -266,7 +266,13 @@ impl State {
                     .as_deref()
                     .map(crate::text::clean_injected)
                     .filter(|s| !s.is_empty());
-                self.book.observe_stop(turn, response.as_deref());
+                let preview = h
+                    .response_preview
+                    .as_deref()
+                    .map(crate::text::clean_injected)
+                    .filter(|s| !s.is_empty());
+                self.book
+                    .observe_stop_with_preview(turn, response.as_deref(), preview.as_deref());
             }
         }
     }

@@ -21,7 +21,7 @@
 //!
 //! | rule | where |
 //! |---|---|
-//! | keep `type:"model_io"`, `querySource` `main_turn` or absent | [`parse_line`] |
+//! | keep `type:"model_io"` of the main conversation: `querySource` `main_turn`, or absent unless `model.role` is `subagent`/`compact` or the system prompt asks for a session title | [`parse_line`] |
 //! | turn = `turnId`, else `traceId` | [`parse_line`] |
 //! | prompt = last user message that is not only injected blocks; first line of the turn carrying it wins | [`parse_line`], [`read_chunk`] |
 //! | same `requestId` again replaces the earlier attempt | [`read_chunk`] |

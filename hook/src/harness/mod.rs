@@ -28,6 +28,11 @@ pub trait Harness: Sync {
     fn deny_output(&self, reason: &str, max_bytes: usize) -> Option<String>;
     /// The session's transcript (ZCode: its rollout file).
     fn transcript(&self, home: &Path, session_id: &str) -> Option<Box<dyn TranscriptSource>>;
+    /// The session is a subagent's own (spawned by the agent, not opened by the user).
+    fn is_subagent_session(&self, native: &str) -> bool {
+        let _ = native;
+        false
+    }
     /// The harness's own cap on hook output, when its configuration sets one
     /// (output over it is dropped by the harness).
     fn output_cap(&self, home: &Path) -> Option<usize>;

@@ -90,6 +90,11 @@ impl Invocation {
             } else {
                 None
             },
+            response_preview: if with_content {
+                i.response_preview.clone()
+            } else {
+                None
+            },
             source: i.source.clone(),
             tool_name: i.tool_name.clone(),
             denied_uri: None,
@@ -97,6 +102,22 @@ impl Invocation {
             raw_len: i.raw_len,
             malformed: i.malformed.clone(),
         }
+    }
+
+    /// Memory is off for this session: bypassed by configuration, or a subagent's own
+    /// session while `capture.subagents` is off (its prompts are the agent's, not the
+    /// user's).
+    pub fn passes_through(&self, cfg: &ov_engine::config::Config) -> bool {
+        cfg.bypass.matches(&self.session_id, &self.cwd)
+            || (!cfg.capture.subagents && self.harness.is_subagent_session(&self.session_id))
+    }
+
+    /// The payload's event name when it names another event than `event`.
+    fn contradicted(&self, event: HookEvent) -> Option<&str> {
+        self.input
+            .event_name
+            .as_deref()
+            .filter(|n| *n != event.wire_name())
     }
 
     /// Opens the session's journal; None (logged) if it cannot be opened.
@@ -168,6 +189,20 @@ pub fn run_guarded(event: HookEvent) {
 
 fn run(event: HookEvent) -> Option<String> {
     let inv = Invocation::read();
+    if let Some(name) = inv.contradicted(event) {
+        // A misconfigured hook (another event's payload piped into this subcommand):
+        // journaled as malformed, not acted on.
+        if let Some(store) = inv.open_store() {
+            let mut received = inv.received(HookKind::Stop, false);
+            received.kind = None;
+            received.malformed = Some(format!(
+                "payload says hookEventName {name:?}, but the hook is {:?}; not acted on",
+                event.wire_name()
+            ));
+            journal(&store, Event::HookReceived(received), Durability::Sync);
+        }
+        return None;
+    }
     match event {
         HookEvent::PreToolUse => tool_use::handle(&inv),
         HookEvent::SessionStart => session_start::handle(&inv),

@@ -13,7 +13,7 @@ const CONTEXT_FACE_RETRY_MS: u64 = 6 * 3600 * 1000;
 pub fn handle(inv: &Invocation) -> Option<String> {
     let cfg = load_config(&inv.cwd);
     let store = inv.open_store()?;
-    let active = cfg.memory_enabled && !cfg.bypass.matches(&inv.session_id, &inv.cwd);
+    let active = cfg.memory_enabled && !inv.passes_through(&cfg);
     journal(
         &store,
         Event::HookReceived(inv.received(HookKind::PromptSubmit, active)),

@@ -11,7 +11,7 @@ use crate::harness::HookEvent;
 pub fn handle(inv: &Invocation) -> Option<String> {
     let cfg = load_config(&inv.cwd);
     let store = inv.open_store()?;
-    let active = cfg.memory_enabled && !cfg.bypass.matches(&inv.session_id, &inv.cwd);
+    let active = cfg.memory_enabled && !inv.passes_through(&cfg);
     journal(
         &store,
         Event::HookReceived(inv.received(HookKind::SessionStart, active)),

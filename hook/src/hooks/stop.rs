@@ -12,8 +12,7 @@ pub fn handle(inv: &Invocation) {
     let Some(store) = inv.open_store() else {
         return;
     };
-    let capture =
-        cfg.memory_enabled && cfg.capture.enabled && !cfg.bypass.matches(&inv.session_id, &inv.cwd);
+    let capture = cfg.memory_enabled && cfg.capture.enabled && !inv.passes_through(&cfg);
     let received = inv.received(HookKind::Stop, capture);
     if !journal(&store, Event::HookReceived(received), Durability::Sync) || !capture {
         return;

@@ -377,20 +377,21 @@ impl SessionSpec {
                 .iter()
                 .rev()
                 .find(|c| c.finish == Finish::Stop && !c.text.raw.trim().is_empty());
+            // A turn without a final answer sends its last text, marked as not an answer.
             let answer = match final_text {
-                Some(c) => Some(&c.text),
+                Some(c) => Some((&c.text, "")),
                 None if superseded => calls
                     .iter()
                     .rev()
                     .find(|c| !c.text.raw.trim().is_empty())
-                    .map(|c| &c.text),
+                    .map(|c| (&c.text, "[interrupted] ")),
                 None => None,
             };
-            if let Some(a) = answer.filter(|a| !a.clean.is_empty()) {
+            if let Some((a, mark)) = answer.filter(|(a, _)| !a.clean.is_empty()) {
                 out.push(ExpectedMessage {
                     turn_id: id,
                     role: "assistant",
-                    content: a.clean.clone(),
+                    content: format!("{mark}{}", a.clean),
                 });
             }
         }
