@@ -27,8 +27,9 @@ hook commands (stdin: the hook payload; always exit 0):
   stop                 capture the turn (returns at once; a detached worker sends)
 
 other commands:
-  install --harness zcode [--url U] [--api-key K] [--account A] [--user U]
-  uninstall [--harness zcode]
+  install [--harness zcode] [--scope user|project] [--no-mcp] [--api-key -] ...
+                       (ovhook install --help for every option)
+  uninstall            remove our entries from every place an install wrote
   drain                finish all unfinished work of every session
   doctor               check the installation, the server and the journals
   mcp                  stdio MCP proxy to the OpenViking server
