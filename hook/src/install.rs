@@ -333,6 +333,15 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
             ));
         }
     }
+    let plugin_lines = target.reconcile_plugins(&home, &exe, want.hooks)?;
+    for l in &plugin_lines {
+        if let Some(w) = l.strip_prefix("warning: ") {
+            warnings.push(format!("warning: {w}"));
+        } else {
+            any_written = true;
+            report.push(format!("  {l}"));
+        }
+    }
     if let Scope::Project { root } = &scope {
         manifest.add_project(target.name(), root);
     }

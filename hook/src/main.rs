@@ -58,7 +58,11 @@ fn main() -> ExitCode {
             Ok(0)
         }
         "-V" | "--version" => {
-            println!("ovhook {}", env!("CARGO_PKG_VERSION"));
+            println!(
+                "ovhook {} (commit {})",
+                env!("CARGO_PKG_VERSION"),
+                env!("OVHOOK_GIT_COMMIT")
+            );
             Ok(0)
         }
         other => {

@@ -124,6 +124,17 @@ pub trait InstallTarget: Sync {
     fn places(&self, home: &Path, scope: &Scope) -> Vec<Place>;
     /// What the user must know after an install at `scope` (one line each).
     fn notes(&self, scope: &Scope) -> Vec<String>;
+    /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
+    /// link to it, and says what the user must know about them next to config-file hooks
+    /// (`config_hooks`: this install wrote hooks). One line each.
+    fn reconcile_plugins(
+        &self,
+        _home: &Path,
+        _exe: &Path,
+        _config_hooks: bool,
+    ) -> anyhow::Result<Vec<String>> {
+        Ok(Vec::new())
+    }
 }
 
 /// Every harness ovhook installs into; the first is the default.

@@ -99,6 +99,54 @@ impl InstallTarget for ZCodeTarget {
             ],
         }
     }
+
+    fn reconcile_plugins(
+        &self,
+        home: &Path,
+        exe: &Path,
+        config_hooks: bool,
+    ) -> anyhow::Result<Vec<String>> {
+        let mut out = Vec::new();
+        for plugin in super::installed::plugin_installs(home) {
+            let bin = plugin.binary();
+            let link = std::fs::symlink_metadata(&bin)
+                .ok()
+                .map(|m| m.file_type().is_symlink());
+            // A plugin whose binary links elsewhere (or is gone) is pointed at this binary; a
+            // plugin shipping its own copy is upgraded by updating the plugin.
+            if link != Some(false) && std::fs::canonicalize(&bin).ok().as_deref() != Some(exe) {
+                relink(&bin, exe)?;
+                out.push(format!(
+                    "moved to this binary: plugin {} ({} -> {})",
+                    plugin.root.display(),
+                    bin.display(),
+                    exe.display()
+                ));
+            }
+            if plugin.enabled && config_hooks {
+                out.push(format!(
+                    "warning: the ovhook plugin is installed too ({}): every event would run \
+                     twice. Keep one: disable the plugin, or run ovhook uninstall",
+                    plugin.root.display()
+                ));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Replaces `link` with a symlink to `target` atomically.
+fn relink(link: &Path, target: &Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let dir = link
+        .parent()
+        .with_context(|| format!("{} has no parent folder", link.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("could not create {}", dir.display()))?;
+    let tmp = dir.join(format!(".ovhook.{}.link", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(target, &tmp)
+        .with_context(|| format!("could not create {}", tmp.display()))?;
+    std::fs::rename(&tmp, link).with_context(|| format!("could not replace {}", link.display()))
 }
 
 /// ZCode's `config.json`.
