@@ -44,6 +44,17 @@ pub enum ClientError {
         /// Whether a later attempt may succeed (see the type docs).
         retryable: bool,
     },
+    /// The reply did not come from OpenViking: a 2xx whose body is not OpenViking's JSON
+    /// envelope (a proxy's or captive portal's HTML page), or a redirect (never followed: it
+    /// would carry the prompt and the account headers to another origin). Nothing is known
+    /// to have reached the server; classified like an unreachable server.
+    #[error("OpenViking at {url} did not answer: {message}")]
+    NotOpenViking {
+        /// The request URL.
+        url: String,
+        /// What came back instead (status, content type, redirect target's origin).
+        message: String,
+    },
     /// A successful reply whose JSON did not have the shape the operation needs.
     #[error("OpenViking reply from {url} not understood: {message}")]
     Decode {
@@ -61,7 +72,10 @@ impl ClientError {
     /// Whether retrying the same call later may succeed.
     pub fn is_retryable(&self) -> bool {
         match self {
-            Self::Unreachable { .. } | Self::Timeout { .. } | Self::Network { .. } => true,
+            Self::Unreachable { .. }
+            | Self::Timeout { .. }
+            | Self::Network { .. }
+            | Self::NotOpenViking { .. } => true,
             Self::Http { retryable, .. } => *retryable,
             Self::Decode { .. } | Self::Config(_) => false,
         }
@@ -71,7 +85,9 @@ impl ClientError {
     pub fn is_unreachable(&self) -> bool {
         matches!(
             self,
-            Self::Unreachable { .. } | Self::Timeout { connect: true, .. }
+            Self::Unreachable { .. }
+                | Self::Timeout { connect: true, .. }
+                | Self::NotOpenViking { .. }
         )
     }
 
