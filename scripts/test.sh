@@ -12,6 +12,15 @@ cd "$(dirname "$0")/.."
 S=scripts/openviking-server.sh
 export OV_ROOT_KEY=${OV_ROOT_KEY:-ovhook-test-root-key}
 
+# Disk: CI machines can be small and restore target/ from a cache. Incremental artifacts grow
+# with every commit and full debug info triples target/; neither helps a one-shot run.
+export CARGO_INCREMENTAL=0
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+export CARGO_PROFILE_TEST_DEBUG=line-tables-only
+export PIP_NO_CACHE_DIR=1
+rm -rf target/debug/incremental target/fuzz-replay/debug/incremental
+echo "== disk before the run: $(df -h . | awk 'NR==2 {print $4 " free of " $2}')"
+
 echo "== installing the OpenViking server (cached under target/openviking)"
 bash "$S" install
 trap 'bash "$S" stop >/dev/null 2>&1 || true' EXIT
@@ -59,4 +68,5 @@ echo "== format, lints, docs"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+echo "== disk after the run: $(df -h . | awk 'NR==2 {print $4 " free of " $2}')"
 echo "== all checks passed"
