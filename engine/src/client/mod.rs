@@ -124,6 +124,14 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// A successful reply.
+pub(crate) struct Reply {
+    /// `body.result ?? body`.
+    pub(crate) body: Value,
+    /// The server's trace id of the reply (`error::trace_id_of`).
+    pub(crate) trace_id: Option<String>,
+}
+
 /// HTTP method of a call.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Method {
@@ -220,6 +228,7 @@ impl Client {
                 code: Some("UNHEALTHY".into()),
                 message: "server reports healthy=false".into(),
                 retryable: true,
+                trace_id: None,
             });
         }
         Ok(())
@@ -253,6 +262,19 @@ impl Client {
         timeout: Option<Duration>,
         on_sent: Option<&dyn Fn()>,
     ) -> Result<Value, ClientError> {
+        self.exchange(method, path, body, timeout, on_sent)
+            .map(|r| r.body)
+    }
+
+    /// One request: the reply's `body.result ?? body` and its trace id.
+    pub(crate) fn exchange(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        timeout: Option<Duration>,
+        on_sent: Option<&dyn Fn()>,
+    ) -> Result<Reply, ClientError> {
         let url = format!("{}{}", self.base, path);
         let mut req = match method {
             Method::Get => self.http.get(&url),
@@ -327,6 +349,11 @@ impl Client {
                 message: format!("redirect ({status}) to {target}, not followed"),
             });
         }
+        let request_id = resp
+            .headers()
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let content_type = resp
             .headers()
             .get(CONTENT_TYPE)
@@ -352,15 +379,17 @@ impl Client {
         let parsed = parsed.unwrap_or_else(|| Value::Object(Default::default()));
         let envelope_error = parsed.get("status").and_then(Value::as_str) == Some("error");
         if !(200..300).contains(&status) || envelope_error {
-            return Err(error::http_error(status, &parsed));
+            return Err(error::http_error(status, &parsed, request_id.as_deref()));
         }
-        Ok(match parsed {
+        let trace_id = error::trace_id_of(&parsed, request_id.as_deref());
+        let body = match parsed {
             Value::Object(mut m) => match m.remove("result") {
                 Some(r) if !r.is_null() => r,
                 Some(_) | None => Value::Object(m),
             },
             other => other,
-        })
+        };
+        Ok(Reply { body, trace_id })
     }
 
     /// Time left before `deadline`, capped by the configured timeout; `None` when it has passed.

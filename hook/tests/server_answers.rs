@@ -1,6 +1,7 @@
-//! Session ids that differ only in characters a file name cannot hold keep distinct
-//! journals and distinct remote sessions; a key written into the server URL is used and
-//! never reaches the journal or the log. Against the real OpenViking server.
+//! What the server answers, against the real OpenViking server: session ids that differ
+//! only in characters a file name cannot hold keep distinct journals and remote sessions;
+//! a key written into the server URL is used and never reaches the journal or the log;
+//! each commit's trace id is journaled.
 
 mod common;
 
@@ -96,4 +97,45 @@ fn a_key_in_the_url_never_reaches_journal_or_log() {
         let hits = files_contain(&e.state(), KEY.as_bytes());
         assert!(hits.is_empty(), "key found in {hits:?}");
     }
+}
+
+/// Every acknowledged commit is followed by the server's trace id of its reply.
+#[test]
+fn each_commit_journals_the_servers_trace_id() {
+    use ov_engine::event::Event;
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let mut env = Env::with_url(&url);
+    env.set("OPENVIKING_COMMIT_TOKEN_THRESHOLD", "0");
+    let mut s = Session::new(&env);
+    for i in 0..2 {
+        s.turn(&format!("traced{i}"), &[]);
+        s.wait_worker();
+    }
+    let evs = env.events(&s.sid);
+    let acked: Vec<u64> = evs
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::CommitAcked { commit_id, .. } => Some(*commit_id),
+            _ => None,
+        })
+        .collect();
+    let traced: Vec<(u64, String)> = evs
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::CommitTraced {
+                commit_id,
+                trace_id,
+            } => Some((*commit_id, trace_id.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(!acked.is_empty(), "no commit acknowledged");
+    assert_eq!(
+        traced.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+        acked,
+        "{traced:?}"
+    );
+    assert!(traced.iter().all(|(_, t)| !t.is_empty()), "{traced:?}");
 }
