@@ -583,6 +583,7 @@ fn a_redirect_on_a_message_post_never_sets_the_message_aside() {
         );
     }
     assert!(reached.lock().expect("reached").is_empty());
+}
 
 /// A client with a deadline never runs past it, however many calls an operation makes: a server
 /// answering every request slowly (but within the per-call timeout) costs the profile its
