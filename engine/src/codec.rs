@@ -16,12 +16,16 @@
 //! | version | change |
 //! |---|---|
 //! | 1 | first version |
-//! | 2 | `HookReceived::response_preview` (Stop's `responsePreview`, kept apart from `responseText`); `TurnFragment::prompt_at` and `TurnFragment::steering` (what the user typed into a running turn) |
+//! | 2 | `HookReceived::response_preview` (Stop's `responsePreview`, kept apart from `responseText`); `TurnFragment::trace_id` (one identity per turn whichever source names it first), `TurnFragment::prompt_at` and `TurnFragment::steering` (what the user typed into a running turn) |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!
 //! bincode is pinned to `=2.0.1` (3.0.0 is a tombstone); the golden-byte tests
 //! below fail if an upgrade changes a single byte.
+//!
+//! [`crate::event::Event`] is append-only: bincode writes a variant's index, so a
+//! new variant goes last (e.g. `CommitTraced`, index 19, after `Problem`) and
+//! every older journal decodes unchanged without a version bump.
 
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -201,6 +205,14 @@ mod tests {
                     request_sent: true,
                 },
             },
+            Envelope {
+                at_ms: 1_796_212_624_500,
+                pid: 4243,
+                event: Event::CommitTraced {
+                    commit_id: 3,
+                    trace_id: "tr-9".into(),
+                },
+            },
         ]
     }
 
@@ -225,6 +237,7 @@ mod tests {
                 chunk: crate::turn::RolloutChunk {
                     fragments: vec![crate::turn::TurnFragment {
                         turn_id: "turn_a".into(),
+                        trace_id: Some("tr".into()),
                         prompt: Some("hi".into()),
                         prompt_at: Some(3),
                         steering: vec![(6, "and tests".into())],
@@ -259,6 +272,7 @@ mod tests {
             "0101fdac8b9d36a2010000fb93100501107475726e3a7475726e5f613a7573\
              657201067475726e5f61000268690200",
             "0101fd108c9d36a2010000fb93100807fbf70101046275737901",
+            "0101fd748c9d36a2010000fb931013030474722d39",
         ];
         for (env, bytes) in sample().iter().zip(v1) {
             assert_eq!(&decode_event(&unhex(bytes)).expect("decode v1"), env);
@@ -273,8 +287,9 @@ mod tests {
             "0201fd7b8b9d36a2010000fb9210000101057a636f64650106736573735f3101067475726e5f610000010268690000000000006300",
             "0201fdac8b9d36a2010000fb93100501107475726e3a7475726e5f613a7573657201067475726e5f61000268690200",
             "0201fd108c9d36a2010000fb93100807fbf70101046275737901",
+            "0201fd748c9d36a2010000fb931013030474722d39",
             "0201fd428c9d36a2010000fb9210000103057a636f64650001067475726e5f61000000000103707265000000000000",
-            "0201fd748c9d36a2010000fb941003022f7200000000000001067475726e5f61010268690103010609616e642074657374730000000002000000",
+            "0201fd748c9d36a2010000fb941003022f7200000000000001067475726e5f6101027472010268690103010609616e642074657374730000000002000000",
         ];
         let mut buf = Vec::new();
         let mut all = sample();

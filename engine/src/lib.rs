@@ -17,11 +17,13 @@
 //! and in [`rollout`] (ZCode's rollout file).
 #![deny(missing_docs)]
 
+pub mod backoff;
 pub mod codec;
 pub mod config;
 pub mod delivery;
 pub mod event;
 pub mod failpoint;
+pub mod failure;
 pub mod ids;
 pub mod paths;
 pub mod plan;
@@ -30,6 +32,7 @@ pub mod regular_file;
 pub mod rollout;
 pub mod store;
 pub mod text;
+pub mod transcript;
 pub mod turn;
 pub mod turnbook;
 

@@ -78,6 +78,9 @@ pub struct FileIdentity {
 pub struct TurnFragment {
     /// `turnId` of the lines, else their `traceId`.
     pub turn_id: String,
+    /// `traceId` of the lines, when they have one (a hook payload without a `turnId`
+    /// names its turn by it).
+    pub trace_id: Option<String>,
     /// The turn's real prompt (injected blocks removed), when a line of this range
     /// carried it. `None` when only a `tail` window without the prompt was seen.
     pub prompt: Option<String>,
@@ -117,6 +120,9 @@ impl TurnFragment {
         }
         for (at, s) in &later.steering {
             self.add_steering(*at, s);
+        }
+        if self.trace_id.is_none() {
+            self.trace_id.clone_from(&later.trace_id);
         }
         if later.final_text.is_some() {
             self.final_text.clone_from(&later.final_text);

@@ -27,8 +27,11 @@
 //! a turn, the user message is always planned before the answer.
 //!
 //! Keys: [`DedupKey::for_turn`] when the turn id is known, else
-//! [`DedupKey::for_content`] of the cleaned text. An id-less Stop pairs with the latest
-//! id-less prompt.
+//! [`DedupKey::for_content`] of the cleaned text. One identity per turn, whichever source
+//! names it first: a hook without a `turnId` names its turn by its `traceId` or by nothing,
+//! and the rollout's lines of that turn (same `traceId`, or the same prompt for an id-less
+//! turn) join it instead of making a second turn. An id-less Stop ends the latest turn that
+//! has not stopped.
 //!
 //! Bounded memory: the caller keeps the set of planned keys forever and calls
 //! [`TurnBook::retain_unplanned`]; settled turns whose messages are all planned are
@@ -49,8 +52,13 @@ pub const INTERRUPTED_MARK: &str = "[interrupted] ";
 /// What the book knows about one turn.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct TurnRecord {
-    /// `turnId` (hooks) or `turnId`/`traceId` (rollout); `None` for an id-less hook turn.
+    /// The turn's identity, from whichever source named it first: `turnId` (else
+    /// `traceId`) of a hook payload or of the rollout; `None` for an id-less hook turn
+    /// (its messages are keyed by content).
     pub turn_id: Option<String>,
+    /// The rollout's turn id when it differs from `turn_id` (a hook named the turn first
+    /// by its `traceId`, or by nothing).
+    pub rollout_id: Option<String>,
     /// UserPromptSubmit `prompt`, as received (first one wins).
     pub hook_prompt: Option<String>,
     /// A Stop for this turn arrived.
@@ -224,10 +232,54 @@ impl TurnBook {
         self.last_rollout_turn.as_deref()
     }
 
+    /// The turn a hook's id names: its identity, its rollout id, or the `traceId` of its
+    /// rollout lines (a hook without a `turnId` names the turn by its `traceId`).
     fn find(&self, turn_id: &str) -> Option<usize> {
+        self.turns.iter().rposition(|t| {
+            t.turn_id.as_deref() == Some(turn_id)
+                || t.rollout_id.as_deref() == Some(turn_id)
+                || t.rollout
+                    .as_ref()
+                    .and_then(|r| r.trace_id.as_deref())
+                    .is_some_and(|tr| tr == turn_id)
+        })
+    }
+
+    /// The turn a rollout fragment belongs to: the one already holding that rollout id,
+    /// else one a hook named by the fragment's `traceId`, else an id-less hook turn
+    /// with the same prompt that the rollout has not shown yet. One identity per turn,
+    /// whichever source named it first.
+    fn find_for_fragment(&self, frag: &TurnFragment) -> Option<usize> {
+        let id = frag.turn_id.as_str();
+        if let Some(i) = self
+            .turns
+            .iter()
+            .rposition(|t| t.rollout_id.as_deref().or(t.turn_id.as_deref()) == Some(id))
+        {
+            return Some(i);
+        }
+        if let Some(tr) = frag.trace_id.as_deref() {
+            if let Some(i) = self
+                .turns
+                .iter()
+                .rposition(|t| t.rollout.is_none() && t.turn_id.as_deref() == Some(tr))
+            {
+                return Some(i);
+            }
+        }
+        let words = user_words(frag.prompt.as_deref()?)?;
+        self.turns.iter().rposition(|t| {
+            t.turn_id.is_none()
+                && t.rollout.is_none()
+                && t.hook_prompt.as_deref().and_then(user_words).as_deref() == Some(words.as_str())
+        })
+    }
+
+    /// The turn holding rollout turn id `id`.
+    fn find_rollout(&self, id: &str) -> Option<usize> {
         self.turns
             .iter()
-            .rposition(|t| t.turn_id.as_deref() == Some(turn_id))
+            .rposition(|t| t.rollout_id.as_deref().or(t.turn_id.as_deref()) == Some(id))
     }
 
     fn find_or_insert(&mut self, turn_id: &str) -> usize {
@@ -285,11 +337,9 @@ impl TurnBook {
     ) {
         let idx = match turn_id {
             Some(id) => self.find_or_insert(id),
-            None => match self
-                .turns
-                .iter()
-                .rposition(|t| t.turn_id.is_none() && t.hook_prompt.is_some())
-            {
+            // An id-less Stop ends the latest turn that has not stopped (ZCode runs one
+            // turn at a time), whoever named it.
+            None => match self.turns.iter().rposition(|t| !t.stopped) {
                 Some(i) => i,
                 None => {
                     self.turns.push(TurnRecord::default());
@@ -316,7 +366,7 @@ impl TurnBook {
         if continues {
             if let (Some(last), Some(first)) = (&self.last_rollout_turn, chunk.fragments.first()) {
                 if first.turn_id != *last {
-                    if let Some(i) = self.find(last) {
+                    if let Some(i) = self.find_rollout(last) {
                         if let Some(t) = self.turns.get_mut(i) {
                             if !t.is_complete() {
                                 t.superseded = true;
@@ -327,8 +377,20 @@ impl TurnBook {
             }
         }
         for frag in &chunk.fragments {
-            let i = self.find_or_insert(&frag.turn_id);
+            let i = match self.find_for_fragment(frag) {
+                Some(i) => i,
+                None => {
+                    self.turns.push(TurnRecord {
+                        turn_id: Some(frag.turn_id.clone()),
+                        ..TurnRecord::default()
+                    });
+                    self.turns.len() - 1
+                }
+            };
             if let Some(t) = self.turns.get_mut(i) {
+                if t.turn_id.as_deref() != Some(frag.turn_id.as_str()) {
+                    t.rollout_id = Some(frag.turn_id.clone());
+                }
                 match &mut t.rollout {
                     Some(r) => r.merge(frag),
                     None => t.rollout = Some(frag.clone()),
@@ -384,7 +446,7 @@ impl TurnBook {
             if !t.is_complete() || !t.is_settled() {
                 return true;
             }
-            if t.turn_id.is_some() && t.turn_id == last {
+            if last.is_some() && t.rollout_id.as_ref().or(t.turn_id.as_ref()) == last.as_ref() {
                 return true;
             }
             t.messages().iter().any(|c| !is_planned(&c.key))

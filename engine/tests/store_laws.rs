@@ -155,6 +155,7 @@ fn wild_event() -> impl Strategy<Value = Event> {
                 (finished, interrupted, calls, superseded),
             )| {
                 TurnFragment {
+                    trace_id: final_text.clone(),
                     turn_id,
                     prompt_at: Some(u64::from(calls)),
                     steering: last_text
@@ -276,6 +277,10 @@ fn wild_event() -> impl Strategy<Value = Event> {
                 Just(Event::CommitReconciled {
                     commit_id: id,
                     applied: flag
+                }),
+                Just(Event::CommitTraced {
+                    commit_id: id,
+                    trace_id: s.clone().unwrap_or_default()
                 }),
                 Just(Event::RecallServed {
                     turn_id: s.clone(),

@@ -497,3 +497,48 @@ fn a_task_notification_turn_has_only_its_answer() {
         )]
     );
 }
+
+#[test]
+fn a_turn_named_by_a_hook_first_keeps_that_identity_when_the_rollout_arrives() {
+    // Hooks without a turnId but with a traceId: the rollout's lines (same traceId) join.
+    let mut b = TurnBook::new();
+    b.observe_prompt(Some("trace-1"), "the prompt");
+    b.observe_stop(Some("trace-1"), Some("the answer"));
+    let first = summary(&b.candidates());
+    let mut f = frag("turn_r", Some("the prompt"), Some("the answer"), None);
+    f.trace_id = Some("trace-1".into());
+    b.observe_chunk(&chunk(0, 10, vec![f]));
+    assert_eq!(summary(&b.candidates()), first, "no second identity");
+    assert_eq!(b.turns().len(), 1);
+    // Hooks with no id at all: the rollout's turn with the same prompt joins.
+    let mut b = TurnBook::new();
+    b.observe_prompt(None, "bare prompt");
+    b.observe_stop(None, Some("bare answer"));
+    let first = summary(&b.candidates());
+    assert!(first.iter().all(|(k, ..)| k.starts_with("hash:")));
+    b.observe_chunk(&chunk(
+        0,
+        10,
+        vec![frag(
+            "turn_r",
+            Some("bare prompt"),
+            Some("bare answer"),
+            None,
+        )],
+    ));
+    assert_eq!(summary(&b.candidates()), first);
+    // The rollout named it first: an id-less Stop ends that turn.
+    let mut b = TurnBook::new();
+    let mut running = frag("turn_r", Some("p"), None, Some("n"));
+    running.interrupted = false;
+    b.observe_chunk(&chunk(0, 10, vec![running]));
+    b.observe_stop(None, Some("final"));
+    assert_eq!(b.turns().len(), 1);
+    assert_eq!(
+        summary(&b.candidates()),
+        [
+            s("turn:turn_r:user", "user", "p", false),
+            s("turn:turn_r:assistant", "assistant", "final", false)
+        ]
+    );
+}

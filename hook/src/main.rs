@@ -5,6 +5,7 @@
 //! included. argv is parsed by hand: the hook hot path must start in about a
 //! millisecond.
 
+mod cli;
 mod detach;
 mod doctor;
 mod drain;
@@ -27,12 +28,25 @@ hook commands (stdin: the hook payload; always exit 0):
   stop                 capture the turn (returns at once; a detached worker sends)
 
 other commands:
-  install --harness zcode [--url U] [--api-key K] [--account A] [--user U]
-  uninstall [--harness zcode]
+  install [--harness zcode] [--scope user|project] [--no-mcp] [--api-key -] ...
+                       (ovhook install --help for every option)
+  uninstall            remove our entries from every place an install wrote
   drain                finish all unfinished work of every session
   doctor               check the installation, the server and the journals
   mcp                  stdio MCP proxy to the OpenViking server
 ";
+
+/// Every non-hook command `main` dispatches (the hook commands are [`harness::HookEvent`]s).
+pub const OTHER_COMMANDS: [&str; 8] = [
+    "worker",
+    "drain",
+    "install",
+    "uninstall",
+    "doctor",
+    "mcp",
+    "completions",
+    "man",
+];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -52,12 +66,18 @@ fn main() -> ExitCode {
         "uninstall" => install::run_uninstall(rest),
         "doctor" => doctor::run(rest),
         "mcp" => mcp::run(rest),
+        "completions" => cli::run_completions(rest),
+        "man" => cli::run_man(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(0)
         }
         "-V" | "--version" => {
-            println!("ovhook {}", env!("CARGO_PKG_VERSION"));
+            println!(
+                "ovhook {} (commit {})",
+                env!("CARGO_PKG_VERSION"),
+                env!("OVHOOK_GIT_COMMIT")
+            );
             Ok(0)
         }
         other => {

@@ -12,7 +12,9 @@
 //!  operation ──► call(method, path, body, timeout, on_sent) ──► reqwest (blocking, rustls)
 //!                        │
 //!                        ▼
-//!       normalise: non-2xx or {"status":"error"} ─► ClientError::Http{status, code, retryable}
+//!       normalise: 3xx (never followed)          ─► ClientError::NotOpenViking
+//!                  2xx, body not {"status":…}     ─► ClientError::NotOpenViking
+//!                  non-2xx or {"status":"error"} ─► ClientError::Http{status, code, retryable}
 //!                  transport failure             ─► Unreachable | Timeout | Network (status 0)
 //!                  otherwise                      ─► body.result ?? body
 //! ```
@@ -73,6 +75,9 @@ pub struct ClientConfig {
     pub timeout: Duration,
     /// Upper bound of establishing the connection.
     pub connect_timeout: Duration,
+    /// No call may run past this instant (a hook's whole budget); a call started after it
+    /// fails at once with a connect [`ClientError::Timeout`], like a server that never answers.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for ClientConfig {
@@ -86,6 +91,7 @@ impl Default for ClientConfig {
             user_agent: DEFAULT_USER_AGENT.to_owned(),
             timeout: Duration::from_secs(15),
             connect_timeout: Duration::from_secs(2),
+            deadline: None,
         }
     }
 }
@@ -102,6 +108,7 @@ impl std::fmt::Debug for ClientConfig {
             .field("user_agent", &self.user_agent)
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
+            .field("deadline", &self.deadline)
             .finish()
     }
 }
@@ -111,6 +118,7 @@ pub struct Client {
     http: reqwest::blocking::Client,
     base: String,
     timeout: Duration,
+    deadline: Option<Instant>,
 }
 
 impl std::fmt::Debug for Client {
@@ -122,6 +130,14 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// A successful reply.
+pub(crate) struct Reply {
+    /// `body.result ?? body`.
+    pub(crate) body: Value,
+    /// The server's trace id of the reply (`error::trace_id_of`).
+    pub(crate) trace_id: Option<String>,
+}
+
 /// HTTP method of a call.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Method {
@@ -131,8 +147,14 @@ pub(crate) enum Method {
 
 impl Client {
     /// Builds a client. Fails on an unusable base URL or a header value with forbidden characters.
+    ///
+    /// Credentials in the URL's userinfo (`http://KEY@host`) are taken out of it: the key is
+    /// used as the API key when none is set, and the URL kept (and shown in errors) has none.
     pub fn new(cfg: ClientConfig) -> Result<Client, ClientError> {
-        let base = cfg.base_url.trim().trim_end_matches('/').to_owned();
+        let (base, url_key) =
+            crate::config::split_url_credentials(cfg.base_url.trim().trim_end_matches('/'));
+        let base = base.trim_end_matches('/').to_owned();
+        let api_key = cfg.api_key.clone().filter(|k| !k.is_empty()).or(url_key);
         let parsed = reqwest::Url::parse(&base)
             .map_err(|e| ClientError::Config(format!("base URL {base:?}: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
@@ -142,7 +164,7 @@ impl Client {
         }
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(key) = cfg.api_key.as_deref().filter(|k| !k.is_empty()) {
+        if let Some(key) = api_key.as_deref() {
             let mut v = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
                 ClientError::Config(
                     "the API key contains characters not allowed in a header".into(),
@@ -167,18 +189,29 @@ impl Client {
         let ua = HeaderValue::from_str(&cfg.user_agent)
             .map_err(|_| ClientError::Config("user agent: value not allowed in a header".into()))?;
         headers.insert(USER_AGENT, ua);
+        let connect_timeout = match cfg.deadline {
+            Some(d) => cfg
+                .connect_timeout
+                .min(d.saturating_duration_since(Instant::now()))
+                .max(Duration::from_millis(1)),
+            None => cfg.connect_timeout,
+        };
         let http = reqwest::blocking::Client::builder()
             .default_headers(headers)
             .timeout(cfg.timeout)
-            .connect_timeout(cfg.connect_timeout)
+            .connect_timeout(connect_timeout)
             // Loopback servers are the norm; never route them through an environment proxy.
             .no_proxy()
+            // A redirect would carry the prompt, the key and the account headers to wherever
+            // it points; a redirect is an answer that is not OpenViking's (see `call_raw`).
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| ClientError::Config(format!("HTTP client: {e}")))?;
         Ok(Client {
             http,
             base,
             timeout: cfg.timeout,
+            deadline: cfg.deadline,
         })
     }
 
@@ -209,6 +242,7 @@ impl Client {
                 code: Some("UNHEALTHY".into()),
                 message: "server reports healthy=false".into(),
                 retryable: true,
+                trace_id: None,
             });
         }
         Ok(())
@@ -242,10 +276,33 @@ impl Client {
         timeout: Option<Duration>,
         on_sent: Option<&dyn Fn()>,
     ) -> Result<Value, ClientError> {
+        self.exchange(method, path, body, timeout, on_sent)
+            .map(|r| r.body)
+    }
+
+    /// One request: the reply's `body.result ?? body` and its trace id.
+    pub(crate) fn exchange(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        timeout: Option<Duration>,
+        on_sent: Option<&dyn Fn()>,
+    ) -> Result<Reply, ClientError> {
         let url = format!("{}{}", self.base, path);
         let mut req = match method {
             Method::Get => self.http.get(&url),
             Method::Post => self.http.post(&url),
+        };
+        let timeout = match self.deadline {
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                if left < Duration::from_millis(20) {
+                    return Err(ClientError::Timeout { url, connect: true });
+                }
+                Some(timeout.unwrap_or(self.timeout).min(left))
+            }
+            None => timeout,
         };
         if let Some(t) = timeout {
             req = req.timeout(t);
@@ -301,25 +358,67 @@ impl Client {
             }
         };
         let status = resp.status().as_u16();
+        if (300..400).contains(&status) {
+            let target = resp
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| resp.url().join(l).ok())
+                .map_or_else(
+                    || "nowhere".to_owned(),
+                    |u| u.origin().ascii_serialization(),
+                );
+            return Err(ClientError::NotOpenViking {
+                url,
+                message: format!("redirect ({status}) to {target}, not followed"),
+            });
+        }
+        let request_id = resp
+            .headers()
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let content_type = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("none")
+            .to_owned();
         let raw = resp.bytes().map_err(|e| transport_error(&url, &e))?;
-        // Anchor: an unparsable body reads as `{}`.
-        let parsed: Value =
-            serde_json::from_slice(&raw).unwrap_or_else(|_| Value::Object(Default::default()));
+        let parsed: Option<Value> = serde_json::from_slice(&raw).ok();
+        let is_envelope = parsed
+            .as_ref()
+            .is_some_and(|v| v.get("status").is_some_and(Value::is_string));
+        if (200..300).contains(&status) && !is_envelope {
+            // Counting this as an acknowledgement would lose the message: whoever answered
+            // (a proxy, a captive portal) is not OpenViking.
+            let mut message = format!(
+                "HTTP {status} with a body that is not OpenViking's JSON (content type {content_type}, {} B)",
+                raw.len()
+            );
+            truncate_utf8(&mut message, 400);
+            return Err(ClientError::NotOpenViking { url, message });
+        }
+        // Anchor: an unparsable error body reads as `{}`.
+        let parsed = parsed.unwrap_or_else(|| Value::Object(Default::default()));
         let envelope_error = parsed.get("status").and_then(Value::as_str) == Some("error");
         if !(200..300).contains(&status) || envelope_error {
-            return Err(error::http_error(status, &parsed));
+            return Err(error::http_error(status, &parsed, request_id.as_deref()));
         }
-        Ok(match parsed {
+        let trace_id = error::trace_id_of(&parsed, request_id.as_deref());
+        let body = match parsed {
             Value::Object(mut m) => match m.remove("result") {
                 Some(r) if !r.is_null() => r,
                 Some(_) | None => Value::Object(m),
             },
             other => other,
-        })
+        };
+        Ok(Reply { body, trace_id })
     }
 
     /// Time left before `deadline`, capped by the configured timeout; `None` when it has passed.
     pub(crate) fn budget(&self, deadline: Instant) -> Option<Duration> {
+        let deadline = self.deadline.map_or(deadline, |d| d.min(deadline));
         let left = deadline.checked_duration_since(Instant::now())?;
         if left < Duration::from_millis(20) {
             return None;

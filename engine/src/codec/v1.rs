@@ -136,6 +136,10 @@ pub(super) enum Event {
         context: String,
         message: String,
     },
+    CommitTraced {
+        commit_id: u64,
+        trace_id: String,
+    },
 }
 
 impl From<Envelope> for event::Envelope {
@@ -249,6 +253,13 @@ impl From<Event> for event::Event {
             },
             Event::ServerReachable => event::Event::ServerReachable,
             Event::Problem { context, message } => event::Event::Problem { context, message },
+            Event::CommitTraced {
+                commit_id,
+                trace_id,
+            } => event::Event::CommitTraced {
+                commit_id,
+                trace_id,
+            },
         }
     }
 }
@@ -280,6 +291,7 @@ impl From<TurnFragment> for turn::TurnFragment {
         turn::TurnFragment {
             turn_id: f.turn_id,
             prompt: f.prompt,
+            trace_id: None,
             prompt_at: None,
             steering: Vec::new(),
             final_text: f.final_text,

@@ -19,6 +19,8 @@ use crate::text::{self, UserText};
 pub struct LineFacts {
     /// `turnId`, else `traceId`.
     pub turn_id: String,
+    /// `traceId`, when present.
+    pub trace_id: Option<String>,
     /// `requestId`: retries of one model call share it.
     pub request_id: Option<String>,
     /// `attempt` (1 when absent).
@@ -194,9 +196,10 @@ pub(crate) fn parse_line_with(
     if !is_main_conversation(&wire) {
         return Ok(None);
     }
-    let turn_id = match (wire.turn_id, wire.trace_id) {
+    let trace_id = wire.trace_id.filter(|t| !t.is_empty()).map(Cow::into_owned);
+    let turn_id = match (wire.turn_id, &trace_id) {
         (Some(t), _) if !t.is_empty() => t.into_owned(),
-        (_, Some(t)) if !t.is_empty() => t.into_owned(),
+        (_, Some(t)) => t.clone(),
         _ => return Err(LineError::NoTurnId),
     };
     let mut prompt = None;
@@ -245,6 +248,7 @@ pub(crate) fn parse_line_with(
     };
     Ok(Some(LineFacts {
         turn_id,
+        trace_id,
         request_id: wire.request_id.map(Cow::into_owned),
         attempt: wire.attempt.unwrap_or(1),
         prompt,

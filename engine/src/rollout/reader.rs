@@ -74,6 +74,7 @@ impl Acc {
         // Each line is read as a fragment of its own: the first prompt wins, a later
         // user message further on in the conversation is steering.
         self.words.merge(&TurnFragment {
+            trace_id: facts.trace_id.clone(),
             prompt: facts.prompt.clone(),
             prompt_at: facts.prompt_at,
             ..TurnFragment::default()
@@ -115,6 +116,7 @@ impl Acc {
             .and_then(|c| c.facts.text.clone());
         TurnFragment {
             turn_id: self.words.turn_id,
+            trace_id: self.words.trace_id,
             prompt: self.words.prompt,
             prompt_at: self.words.prompt_at,
             steering: self.words.steering,

@@ -1,5 +1,7 @@
 //! ZCode: hook payloads, hook output, `~/.zcode/cli/config.json`.
 pub mod config_file;
+pub mod install_target;
+pub mod installed;
 pub mod output;
 pub mod rollout_source;
 pub mod wire;
