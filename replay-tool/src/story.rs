@@ -17,8 +17,8 @@ use ov_engine::projector::{MessageStatus, State};
 use ov_engine::turn::{DedupKey, Role};
 use ov_journal::Position;
 
-use crate::engine_api::JournalView;
 use crate::render::{duration, quote, time};
+use crate::view::{EntryContent, JournalView};
 
 /// One sentence of the story.
 #[derive(Debug, Clone, Serialize)]
@@ -89,7 +89,7 @@ pub fn tell(view: &JournalView, turn_id: &str) -> Story {
     // Start from the snapshot a compacted journal begins with, so keys planned before it are known.
     let mut start_after = None;
     for e in &view.entries {
-        if let crate::engine_api::EntryContent::Snapshot(s) = &e.content {
+        if let EntryContent::Snapshot(s) = &e.content {
             state = (**s).clone();
             start_after = Some(e.position);
         }
