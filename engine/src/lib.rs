@@ -26,6 +26,7 @@ pub mod ids;
 pub mod paths;
 pub mod plan;
 pub mod projector;
+pub mod regular_file;
 pub mod rollout;
 pub mod store;
 pub mod text;

@@ -26,10 +26,8 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     if state.last_prompt_is_duplicate() {
         return None;
     }
-    let prompt = ov_engine::text::clean_injected(inv.input.prompt.as_deref()?);
-    if prompt.is_empty() {
-        return None;
-    }
+    // Only the user's own words are a recall query: wrappers hold URLs and paths.
+    let prompt = ov_engine::text::user_words(inv.input.prompt.as_deref()?)?;
     let hash = xxhash_rust::xxh3::xxh3_64(prompt.as_bytes());
     let max = inv.output_cap(&cfg);
     if let Some(cached) = state.cached_recall(hash) {
