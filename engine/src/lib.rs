@@ -17,6 +17,7 @@
 //! and in [`rollout`] (ZCode's rollout file).
 #![deny(missing_docs)]
 
+pub mod backoff;
 pub mod codec;
 pub mod config;
 pub mod delivery;

@@ -195,3 +195,218 @@ fn huge_git_config_is_not_read_whole() {
     let rss = children_max_rss_kib();
     assert!(rss < 100 * 1024, "a hook peaked at {rss} KiB");
 }
+
+// ---- stdin that never closes ------------------------------------------------------------
+
+/// What a hook is given on stdin.
+enum Stdin<'a> {
+    /// A pipe the writer keeps open after writing these bytes (maybe none).
+    OpenPipe(&'a [u8]),
+    /// `/dev/zero`.
+    Zero,
+}
+
+/// Runs `cmd` with `stdin`, holding a pipe open until the hook exits; asserts exit 0 within
+/// [`HOOK_BOUND`].
+fn run_with_stdin(env: &Env, cmd: &str, stdin: Stdin<'_>) -> (String, Duration) {
+    let mut c = env.command(&[cmd]);
+    c.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut held = None;
+    match stdin {
+        Stdin::Zero => {
+            c.stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"));
+        }
+        Stdin::OpenPipe(_) => {
+            c.stdin(std::process::Stdio::piped());
+        }
+    }
+    let t = Instant::now();
+    let mut child = c.spawn().expect("spawn");
+    if let Stdin::OpenPipe(bytes) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin");
+        pipe.write_all(bytes).expect("write");
+        held = Some(pipe);
+    }
+    let deadline = t + Duration::from_secs(60);
+    while child.try_wait().expect("try_wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{cmd} hung on an open stdin");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let took = t.elapsed();
+    drop(held);
+    let out = child.wait_with_output().expect("output");
+    assert_eq!(out.status.code(), Some(0), "{cmd}");
+    assert!(took < HOOK_BOUND, "{cmd} took {took:?}");
+    (String::from_utf8(out.stdout).expect("utf-8"), took)
+}
+
+/// The hook events journaled anywhere under the state root.
+fn hook_events(env: &Env) -> Vec<ov_engine::event::HookReceived> {
+    all_events(env)
+        .into_iter()
+        .filter_map(|e| match e.event {
+            ov_engine::event::Event::HookReceived(h) => Some(h),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A whole payload on a stdin that stays open: every hook acts on it as soon as it has
+/// arrived (journaled as well-formed, under its session).
+#[test]
+fn a_complete_payload_without_eof_is_acted_on() {
+    let env = Env::new();
+    let cwd = env.home().to_path_buf();
+    for cmd in HOOKS {
+        let sid = unique_session();
+        let p = payload(cmd, &sid, &cwd);
+        let (out, _) = run_with_stdin(&env, cmd, Stdin::OpenPipe(p.to_string().as_bytes()));
+        if cmd == "pre-tool-use" {
+            assert!(deny_of(&out).is_some(), "{out}");
+        }
+        let evs = env.events(&sid);
+        let received = evs.iter().find_map(|e| match &e.event {
+            ov_engine::event::Event::HookReceived(h) => Some(h),
+            _ => None,
+        });
+        let h = received.unwrap_or_else(|| panic!("{cmd}: nothing journaled"));
+        assert_eq!(h.malformed, None, "{cmd}");
+    }
+}
+
+/// A stdin that is open and silent, or endless zeros: every hook stops reading, journals
+/// what it got as malformed, and exits 0 in budget.
+#[test]
+fn silent_or_endless_stdin_is_journaled_and_left() {
+    for (name, input) in [("silent", Stdin::OpenPipe(b"")), ("zero", Stdin::Zero)] {
+        for cmd in HOOKS {
+            let env = Env::new();
+            run_with_stdin(
+                &env,
+                cmd,
+                match input {
+                    Stdin::OpenPipe(b) => Stdin::OpenPipe(b),
+                    Stdin::Zero => Stdin::Zero,
+                },
+            );
+            let hs = hook_events(&env);
+            assert_eq!(hs.len(), 1, "{name} {cmd}: {hs:?}");
+            let m = hs[0].malformed.clone().unwrap_or_default();
+            assert!(!m.is_empty(), "{name} {cmd}: not journaled as malformed");
+            if name == "silent" {
+                assert!(m.contains("stdin still open"), "{name} {cmd}: {m}");
+            }
+        }
+    }
+    // A payload cut off mid-value, stdin left open.
+    let env = Env::new();
+    run_with_stdin(
+        &env,
+        "stop",
+        Stdin::OpenPipe(br#"{"sessionId":"sess_x","respo"#),
+    );
+    let m = hook_events(&env)[0].malformed.clone().unwrap_or_default();
+    assert!(m.contains("stdin still open"), "{m}");
+}
+
+// ---- budgets and the shared back-off ----------------------------------------------------
+
+/// A server that answers every request after `delay`, one thread per connection; it logs
+/// each request line.
+fn slow_server(delay: Duration) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader};
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", l.local_addr().expect("addr"));
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = log.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(&s);
+                let mut line = String::new();
+                let _ = r.read_line(&mut line);
+                seen.lock().expect("log").push(line.trim().to_owned());
+                std::thread::sleep(delay);
+                let body = r#"{"status":"ok","result":{"user":"default"}}"#;
+                let mut w = &s;
+                let _ = write!(
+                    w,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    (url, log)
+}
+
+/// A server taking 7 s per request: SessionStart stays within its budget (not 3 × 7 s), the
+/// slowness starts the back-off, and the back-off holds for every session: a second session's
+/// SessionStart and UserPromptSubmit do not ask that server again.
+#[test]
+fn a_slow_server_costs_one_budget_once_for_every_session() {
+    let (url, log) = slow_server(Duration::from_secs(7));
+    let mut env = Env::new();
+    env.set("OPENVIKING_URL", &url);
+    let cwd = env.home().to_path_buf();
+    let first = unique_session();
+    let (_, took) = timed_hook(
+        &env,
+        "session-start",
+        &payload("session-start", &first, &cwd),
+    );
+    assert!(took < Duration::from_secs(7), "SessionStart took {took:?}");
+    let unreachable = env
+        .events(&first)
+        .iter()
+        .any(|e| matches!(e.event, ov_engine::event::Event::ServerUnreachable { .. }));
+    assert!(unreachable, "a slow server did not start the back-off");
+    let asked = |log: &std::sync::Mutex<Vec<String>>| {
+        log.lock()
+            .expect("log")
+            .iter()
+            .filter(|l| l.contains("/system/status") || l.contains("/search/"))
+            .count()
+    };
+    let before = asked(&log);
+    let second = unique_session();
+    timed_hook(
+        &env,
+        "session-start",
+        &payload("session-start", &second, &cwd),
+    );
+    timed_hook(
+        &env,
+        "user-prompt-submit",
+        &ups_payload(&second, &Turn::new("again"), &cwd),
+    );
+    assert_eq!(
+        asked(&log),
+        before,
+        "a second session asked the slow server again"
+    );
+}
+
+// ---- output caps ------------------------------------------------------------------------
+
+/// PreToolUse honours ZCode's `hooks.maxOutputBytes`: the denial fits under it (its reason
+/// cut), and is still a denial.
+#[test]
+fn pre_tool_use_fits_the_harness_output_cap() {
+    let env = Env::new();
+    let cfg = env.home().join(".zcode/cli/config.json");
+    std::fs::create_dir_all(cfg.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&cfg, r#"{"hooks":{"enabled":true,"maxOutputBytes":180}}"#).expect("write");
+    let cwd = env.home().to_path_buf();
+    let out = env.hook(
+        "pre-tool-use",
+        &payload("pre-tool-use", &unique_session(), &cwd),
+    );
+    assert!(out.len() <= 180, "{} bytes: {out}", out.len());
+    assert!(deny_of(&out).is_some(), "{out}");
+}

@@ -49,11 +49,9 @@ pub fn handle(inv: &Invocation) -> Option<String> {
             .context_output(HookEvent::UserPromptSubmit, &block?, max);
     }
     let now = ov_engine::store::now_ms();
-    if state.backing_off(now) {
-        return None;
-    }
-    let client = ov_engine::remote::client_for(&cfg)?.ok()?;
-    let mut req = ov_engine::client::RecallRequest::new(prompt, cfg.network.recall_budget());
+    let client = inv.client(&cfg, &state)?;
+    let budget = cfg.network.recall_budget().min(inv.budget.network_left());
+    let mut req = ov_engine::client::RecallRequest::new(prompt, budget);
     req.session_id = Some(inv.harness.remote_session_id(&inv.session_id));
     req.limit = Some(cfg.recall.max_items as usize);
     req.score_threshold = cfg.recall.score_threshold;
@@ -67,6 +65,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     req.max_bytes = max.saturating_sub(256);
     match client.recall(&req) {
         Ok(outcome) => {
+            inv.server_answered(&cfg);
             journal(
                 &store,
                 Event::RecallServed {
@@ -83,7 +82,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
                 .context_output(HookEvent::UserPromptSubmit, &outcome.block?, max)
         }
         Err(e) => {
-            super::note_unreachable(&store, &e, &cfg);
+            inv.note_unreachable(&store, &e, &cfg);
             log::warn!("recall: {e}");
             None
         }
