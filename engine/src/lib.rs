@@ -31,6 +31,7 @@ pub mod regular_file;
 pub mod rollout;
 pub mod store;
 pub mod text;
+pub mod transcript;
 pub mod turn;
 pub mod turnbook;
 
