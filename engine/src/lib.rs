@@ -29,6 +29,7 @@ pub mod projector;
 pub mod rollout;
 pub mod store;
 pub mod text;
+pub mod transcript;
 pub mod turn;
 pub mod turnbook;
 

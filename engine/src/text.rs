@@ -165,6 +165,12 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
     }
 }
 
+/// The user's own words in `raw` (stand-in until the shared rule lands).
+pub fn user_words(raw: &str) -> Option<String> {
+    let c = clean_injected(raw);
+    (!c.is_empty() && !c.starts_with("<task-notification>")).then_some(c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
