@@ -29,8 +29,9 @@ hooks were installed for, zcode when not given):
   session-end          capture what is left and commit the session (detached)
 
 other commands:
-  install --harness zcode|claude-code [--no-mcp] [--url U] [--api-key K] [--account A] [--user U]
-  uninstall [--harness zcode|claude-code]
+  install [--harness zcode|claude-code] [--scope user|project] [--no-mcp] [--api-key -] ...
+                       (ovhook install --help for every option)
+  uninstall            remove our entries from every place an install wrote
   drain                finish all unfinished work of every session
   doctor               check the installation, the server and the journals
   mcp                  stdio MCP proxy to the OpenViking server
@@ -76,7 +77,11 @@ fn main() -> ExitCode {
             Ok(0)
         }
         "-V" | "--version" => {
-            println!("ovhook {}", env!("CARGO_PKG_VERSION"));
+            println!(
+                "ovhook {} (commit {})",
+                env!("CARGO_PKG_VERSION"),
+                env!("OVHOOK_GIT_COMMIT")
+            );
             Ok(0)
         }
         other => {
