@@ -184,69 +184,6 @@ impl JsonEnd {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::{Duration, Instant};
-
-    fn scan_all(text: &[u8], piece: usize) -> Scan {
-        let mut s = JsonEnd::default();
-        let mut offset = 0;
-        for p in text.chunks(piece) {
-            match s.feed(p) {
-                Scan::More => offset += p.len(),
-                Scan::EndsAt(i) => return Scan::EndsAt(offset + i),
-                Scan::NotJson => return Scan::NotJson,
-            }
-        }
-        Scan::More
-    }
-
-    #[test]
-    fn a_json_value_ends_where_it_closes_whatever_the_pieces() {
-        let v = br#" {"a":"}{\"]","b":[1,{"c":"\\"}]} {"next":1}"#;
-        let whole = br#" {"a":"}{\"]","b":[1,{"c":"\\"}]}"#.len();
-        for piece in [1, 2, 3, 7, 100] {
-            assert_eq!(scan_all(v, piece), Scan::EndsAt(whole), "piece {piece}");
-        }
-        assert_eq!(scan_all(br#"{"a":"#, 3), Scan::More);
-        assert_eq!(scan_all(b"\0\0\0", 3), Scan::NotJson);
-        assert_eq!(scan_all(b"  true", 3), Scan::NotJson);
-    }
-
-    fn pipe() -> (libc::c_int, libc::c_int) {
-        let mut fds = [0 as libc::c_int; 2];
-        // SAFETY: pipe fills two descriptors.
-        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-        (fds[0], fds[1])
-    }
-
-    fn write_all(fd: libc::c_int, b: &[u8]) {
-        // SAFETY: a live buffer and its length.
-        let n = unsafe { libc::write(fd, b.as_ptr().cast(), b.len()) };
-        assert_eq!(usize::try_from(n).ok(), Some(b.len()));
-    }
-
-    #[test]
-    fn an_open_pipe_is_read_until_the_value_or_the_deadline() {
-        let (r, w) = pipe();
-        write_all(w, br#"{"sessionId":"s"}"#);
-        let got = read_fd(r, Instant::now() + Duration::from_secs(30));
-        assert_eq!(got.bytes, br#"{"sessionId":"s"}"#);
-        assert!(!got.open_at_deadline);
-
-        write_all(w, br#"{"sessionId":"#);
-        let got = read_fd(r, Instant::now() + Duration::from_millis(50));
-        assert_eq!(got.bytes, br#"{"sessionId":"#);
-        assert!(got.open_at_deadline);
-        // SAFETY: closing our own descriptors.
-        unsafe {
-            libc::close(w);
-            libc::close(r);
-        }
-    }
-}
-
 /// A payload decoded as far as it goes: the JSON object (None when the payload
 /// is empty, not JSON or not an object) and what was wrong with it.
 pub struct Decoded {
@@ -318,5 +255,68 @@ fn kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn scan_all(text: &[u8], piece: usize) -> Scan {
+        let mut s = JsonEnd::default();
+        let mut offset = 0;
+        for p in text.chunks(piece) {
+            match s.feed(p) {
+                Scan::More => offset += p.len(),
+                Scan::EndsAt(i) => return Scan::EndsAt(offset + i),
+                Scan::NotJson => return Scan::NotJson,
+            }
+        }
+        Scan::More
+    }
+
+    #[test]
+    fn a_json_value_ends_where_it_closes_whatever_the_pieces() {
+        let v = br#" {"a":"}{\"]","b":[1,{"c":"\\"}]} {"next":1}"#;
+        let whole = br#" {"a":"}{\"]","b":[1,{"c":"\\"}]}"#.len();
+        for piece in [1, 2, 3, 7, 100] {
+            assert_eq!(scan_all(v, piece), Scan::EndsAt(whole), "piece {piece}");
+        }
+        assert_eq!(scan_all(br#"{"a":"#, 3), Scan::More);
+        assert_eq!(scan_all(b"\0\0\0", 3), Scan::NotJson);
+        assert_eq!(scan_all(b"  true", 3), Scan::NotJson);
+    }
+
+    fn pipe() -> (libc::c_int, libc::c_int) {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe fills two descriptors.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        (fds[0], fds[1])
+    }
+
+    fn write_all(fd: libc::c_int, b: &[u8]) {
+        // SAFETY: a live buffer and its length.
+        let n = unsafe { libc::write(fd, b.as_ptr().cast(), b.len()) };
+        assert_eq!(usize::try_from(n).ok(), Some(b.len()));
+    }
+
+    #[test]
+    fn an_open_pipe_is_read_until_the_value_or_the_deadline() {
+        let (r, w) = pipe();
+        write_all(w, br#"{"sessionId":"s"}"#);
+        let got = read_fd(r, Instant::now() + Duration::from_secs(30));
+        assert_eq!(got.bytes, br#"{"sessionId":"s"}"#);
+        assert!(!got.open_at_deadline);
+
+        write_all(w, br#"{"sessionId":"#);
+        let got = read_fd(r, Instant::now() + Duration::from_millis(50));
+        assert_eq!(got.bytes, br#"{"sessionId":"#);
+        assert!(got.open_at_deadline);
+        // SAFETY: closing our own descriptors.
+        unsafe {
+            libc::close(w);
+            libc::close(r);
+        }
     }
 }
