@@ -87,6 +87,7 @@ fn err(status: u16, retryable: bool, unreachable: bool) -> TransportError {
         retryable,
         unreachable,
         message: format!("fake {status}"),
+        trace_id: Some(format!("trace-{status}")),
     }
 }
 
@@ -212,6 +213,7 @@ impl Transport for Fake<'_> {
                 Ok(CommitReply {
                     task_id: Some(format!("task-{}", s.commits)),
                     archive_uri: None,
+                    trace_id: Some(format!("trace-commit-{}", s.commits)),
                 })
             }
             Reply::AppliedReplyLost => {

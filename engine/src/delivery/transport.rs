@@ -1,6 +1,7 @@
 //! What delivery needs from the outside: the server ([`Transport`]) and the
 //! session's transcript ([`TranscriptSource`]).
 
+use crate::failure::Failure;
 use crate::turn::{FileIdentity, Role, RolloutChunk};
 
 /// A message as the transport sends it.
@@ -36,6 +37,19 @@ pub struct TransportError {
     pub unreachable: bool,
     /// What happened (never contains credentials).
     pub message: String,
+    /// The server's trace id of the reply, when it answered.
+    pub trace_id: Option<String>,
+}
+
+impl TransportError {
+    /// What the failure means ([`Failure::classify`]); `request_sent` tells whether the
+    /// request body had left. Reads send nothing: they pass `false`.
+    pub fn failure(&self, request_sent: bool) -> Failure {
+        if self.unreachable && !request_sent {
+            return Failure::Unreachable;
+        }
+        Failure::classify(self.status, self.retryable, request_sent)
+    }
 }
 
 /// What a commit returned.
@@ -45,6 +59,8 @@ pub struct CommitReply {
     pub task_id: Option<String>,
     /// Archive written.
     pub archive_uri: Option<String>,
+    /// The server's trace id of the reply.
+    pub trace_id: Option<String>,
 }
 
 /// The server side of delivery. `on_sent` is called once the request body has

@@ -5,3 +5,5 @@
 //! journal and the planner never learn which harness wrote the file.
 
 pub mod claude_code;
+pub mod copilot;
+pub mod tail;

@@ -2,29 +2,13 @@
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use crate::rollout::{identity_of, RolloutIoError};
+use crate::transcript::tail::Tail;
 use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
 
 use super::line::{parse_entry, AssistantLine, Entry};
-
-/// Read buffer size; longer lines grow the reused line buffer.
-const READ_BUF: usize = 64 * 1024;
-
-fn ctx(path: &Path, offset: u64) -> impl FnOnce(io::Error) -> io::Error + '_ {
-    move |source| {
-        io::Error::new(
-            source.kind(),
-            RolloutIoError {
-                path: path.to_owned(),
-                offset,
-                source,
-            },
-        )
-    }
-}
 
 /// The assistant message being read: its blocks arrive one line each.
 struct Message {
@@ -195,32 +179,10 @@ pub fn read_chunk(
     resume: Option<(FileIdentity, u64)>,
     last_turn: Option<&str>,
 ) -> io::Result<Option<RolloutChunk>> {
-    let mut file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ctx(path, 0)(e)),
+    let Some(mut tail) = Tail::open(path, resume)? else {
+        return Ok(None);
     };
-    let meta = file.metadata().map_err(ctx(path, 0))?;
-    let identity = identity_of(&meta);
-    let file_len = meta.len();
-    let (start, rescanned) = match resume {
-        Some((id, off)) if id == identity && off <= file_len => (off, false),
-        Some(_) => (0, true),
-        None => (0, false),
-    };
-    if start > 0 {
-        file.seek(SeekFrom::Start(start))
-            .map_err(ctx(path, start))?;
-    }
-    let mut reader = BufReader::with_capacity(READ_BUF, file.take(file_len - start));
-    let mut chunk = RolloutChunk {
-        identity,
-        start,
-        end: start,
-        file_len,
-        rescanned,
-        ..RolloutChunk::default()
-    };
+    let start = tail.chunk.start;
     let mut accs: Vec<Acc> = Vec::new();
     // The turn assistant lines belong to: an index into `accs`, a turn not yet
     // seen in this range, or none (a turn that is not the user's words).
@@ -234,28 +196,19 @@ pub fn read_chunk(
         _ => Current::Dropped,
     };
     let mut not_user: HashSet<String> = HashSet::new();
-    let mut line: Vec<u8> = Vec::new();
+    let mut skipped = 0u32;
+    let mut bad = 0u32;
     let find = |accs: &[Acc], id: &str| accs.iter().rposition(|a| a.turn_id == id);
-    loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(ctx(path, chunk.end))?;
-        if n == 0 || line.last() != Some(&b'\n') {
-            break;
-        }
-        let at = chunk.end;
-        chunk.end += n as u64;
-        let body = line.trim_ascii();
+    while let Some((at, body)) = tail.next_line()? {
         if body.is_empty() {
-            chunk.skipped_lines += 1;
+            skipped += 1;
             continue;
         }
         let entry = match parse_entry(body) {
             Ok(e) => e,
             Err(e) => {
                 log::debug!("transcript {}: bad line at byte {at}: {e}", path.display());
-                chunk.bad_lines += 1;
+                bad += 1;
                 continue;
             }
         };
@@ -283,7 +236,7 @@ pub fn read_chunk(
                 };
             }
             Entry::NotUserWords { prompt_id } => {
-                chunk.skipped_lines += 1;
+                skipped += 1;
                 let same = match (&current, &prompt_id) {
                     (Current::Acc(i), Some(p)) => accs.get(*i).is_some_and(|a| a.turn_id == *p),
                     (Current::Carried(t), Some(p)) => t == p,
@@ -312,7 +265,7 @@ pub fn read_chunk(
                         i
                     }
                     Current::Dropped => {
-                        chunk.skipped_lines += 1;
+                        skipped += 1;
                         continue;
                     }
                 };
@@ -320,10 +273,13 @@ pub fn read_chunk(
                     acc.add(a);
                 }
             }
-            Entry::Skip => chunk.skipped_lines += 1,
+            Entry::Skip => skipped += 1,
         }
     }
     // Every turn but the last one to receive a line was followed by another turn's line.
+    let mut chunk = tail.chunk;
+    chunk.skipped_lines = skipped;
+    chunk.bad_lines = bad;
     let last = accs.len().checked_sub(1);
     chunk.fragments = accs
         .into_iter()
