@@ -26,6 +26,15 @@
 //! nothing until the rollout shows it, a later turn begins or a drain forces it: within
 //! a turn, the user message is always planned before the answer.
 //!
+//! A turn with no answer whose transcript shows its last model call failed before
+//! writing any text has its user message marked `interrupted`.
+//!
+//! The Stop `responseText` and the rollout's final answer swap places under
+//! [`AnswerPrecedence::TranscriptFirst`]: a harness whose Stop payload holds only part of
+//! the answer (Claude Code's `last_assistant_message` is the last text block) has the
+//! transcript's whole answer win, and its payload is used only when the transcript has
+//! nothing for the turn.
+//!
 //! Keys: [`DedupKey::for_turn`] when the turn id is known, else
 //! [`DedupKey::for_content`] of the cleaned text. One identity per turn, whichever source
 //! names it first: a hook without a `turnId` names its turn by its `traceId` or by nothing,
@@ -48,6 +57,18 @@ use crate::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
 /// Leads the last text of a turn that ended without a final answer, so that the server
 /// and anyone reading it can tell it is not an answer.
 pub const INTERRUPTED_MARK: &str = "[interrupted] ";
+
+/// Which of a turn's answers wins when both the Stop payload and the transcript
+/// (rollout) have one. Chosen by the harness, per delivery run; never journaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AnswerPrecedence {
+    /// The Stop payload's answer first (ZCode: `responseText` is the whole answer).
+    #[default]
+    StopFirst,
+    /// The transcript's final answer first; the Stop payload's only when the
+    /// transcript has none for the turn.
+    TranscriptFirst,
+}
 
 /// What the book knows about one turn.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -122,10 +143,10 @@ impl TurnRecord {
     /// | first non-empty of | when |
     /// |---|---|
     /// | Stop `responseText` | always (marked when the rollout says interrupted) |
-    /// | the rollout's final answer | always |
+    /// | the rollout's final answer | always (first under [`AnswerPrecedence::TranscriptFirst`]) |
     /// | Stop `responsePreview` | the turn is over for good (a later turn began, or forced) |
     /// | the rollout's last text, marked | a later turn began, or the rollout says interrupted |
-    fn assistant_content(&self) -> Option<(String, bool)> {
+    fn assistant_content(&self, precedence: AnswerPrecedence) -> Option<(String, bool)> {
         let nonempty = |s: Option<&str>| s.map(clean_injected).filter(|c| !c.is_empty());
         let interrupted = self.rollout_interrupted();
         let mark = |s: String, int: bool| {
@@ -135,12 +156,16 @@ impl TurnRecord {
                 (s, false)
             }
         };
-        if let Some(s) = nonempty(self.stop_text.as_deref()) {
-            return Some(mark(s, interrupted));
-        }
         let frag = self.rollout.as_ref();
-        if let Some(s) = nonempty(frag.and_then(|f| f.final_text.as_deref())) {
-            return Some((s, false));
+        let stop = || nonempty(self.stop_text.as_deref()).map(|s| mark(s, interrupted));
+        let transcript =
+            || nonempty(frag.and_then(|f| f.final_text.as_deref())).map(|s| (s, false));
+        let answer = match precedence {
+            AnswerPrecedence::StopFirst => stop().or_else(transcript),
+            AnswerPrecedence::TranscriptFirst => transcript().or_else(stop),
+        };
+        if answer.is_some() {
+            return answer;
         }
         let over = self.superseded || self.forced || self.drained;
         if over {
@@ -171,21 +196,29 @@ impl TurnRecord {
     }
 
     /// The messages of this turn, user first, when it is complete.
-    fn messages(&self) -> Vec<Candidate> {
+    fn messages(&self, precedence: AnswerPrecedence) -> Vec<Candidate> {
         let mut out = Vec::new();
         if !self.is_complete() || self.waits_for_rollout() {
             return out;
         }
+        let answer = self.assistant_content(precedence);
         if let Some(u) = self.user_content() {
+            // A prompt whose model call failed without writing any text (an API
+            // error) is sent alone, marked as such.
+            let failed = answer.is_none()
+                && self
+                    .rollout
+                    .as_ref()
+                    .is_some_and(|r| r.interrupted && r.last_text.is_none());
             out.push(Candidate {
                 key: self.key(Role::User, &u),
                 turn_id: self.turn_id.clone(),
                 role: Role::User,
                 content: u,
-                interrupted: false,
+                interrupted: failed,
             });
         }
-        if let Some((a, interrupted)) = self.assistant_content() {
+        if let Some((a, interrupted)) = answer {
             out.push(Candidate {
                 key: self.key(Role::Assistant, &a),
                 turn_id: self.turn_id.clone(),
@@ -203,7 +236,10 @@ impl TurnRecord {
     fn is_settled(&self) -> bool {
         self.superseded
             || self.forced
-            || (!self.waits_for_rollout() && self.assistant_content().is_some())
+            || (!self.waits_for_rollout()
+                && self
+                    .assistant_content(AnswerPrecedence::StopFirst)
+                    .is_some())
     }
 }
 
@@ -426,10 +462,15 @@ impl TurnBook {
     /// `<private>` not removed. No key appears twice (a later id-less duplicate of the
     /// same text is left out).
     pub fn candidates(&self) -> Vec<Candidate> {
+        self.candidates_by(AnswerPrecedence::StopFirst)
+    }
+
+    /// [`TurnBook::candidates`] with the answer chosen by `precedence`.
+    pub fn candidates_by(&self, precedence: AnswerPrecedence) -> Vec<Candidate> {
         let mut seen: HashSet<DedupKey> = HashSet::new();
         let mut out = Vec::new();
         for t in &self.turns {
-            for c in t.messages() {
+            for c in t.messages(precedence) {
                 if seen.insert(c.key.clone()) {
                     out.push(c);
                 }
@@ -449,7 +490,11 @@ impl TurnBook {
             if last.is_some() && t.rollout_id.as_ref().or(t.turn_id.as_ref()) == last.as_ref() {
                 return true;
             }
-            t.messages().iter().any(|c| !is_planned(&c.key))
+            // Keys of id-less turns depend on the answer chosen; every harness
+            // with a transcript that disagrees with its payload has turn ids.
+            t.messages(AnswerPrecedence::StopFirst)
+                .iter()
+                .any(|c| !is_planned(&c.key))
         });
     }
 }

@@ -276,6 +276,8 @@ impl State {
                 self.book
                     .observe_stop_with_preview(turn, response.as_deref(), preview.as_deref());
             }
+            // Its worker closes the open turns and commits; nothing to fold here.
+            HookKind::SessionEnd => {}
         }
     }
 
@@ -488,10 +490,14 @@ mod tests {
             }),
         };
         let mut s = State::fold(&[ss(10_000)]);
-        assert!(!s.last_session_start_debounced());
+        assert!(!s.last_session_start_debounced(Some("startup")));
         s.apply(&ss(11_999));
-        assert!(s.last_session_start_debounced());
+        assert!(s.last_session_start_debounced(Some("resume")));
+        assert!(
+            !s.last_session_start_debounced(Some("compact")),
+            "a compaction always gets its context back"
+        );
         s.apply(&ss(14_000));
-        assert!(!s.last_session_start_debounced());
+        assert!(!s.last_session_start_debounced(None));
     }
 }
