@@ -86,6 +86,12 @@ pub trait Transport {
     fn commit_count(&self, session: &str) -> Result<Option<u64>, TransportError>;
     /// Everything the server holds for the session, live and archived.
     fn held_messages(&self, session: &str) -> Result<Vec<HeldMessage>, TransportError>;
+    /// One cheap question that says whether the server answers now, asked by a
+    /// Stop worker inside a back-off window before it gives up on the server.
+    /// A transport that cannot tell says no (the back-off holds).
+    fn answers_now(&self) -> bool {
+        false
+    }
 }
 
 /// Where a session's transcript comes from (ZCode: its rollout file).
