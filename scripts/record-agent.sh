@@ -18,6 +18,7 @@
 #   3 "yes"                         the same prompt again
 #   4 "Open my viking memory"       a file tool call on viking://user/memories/profile.md
 #   5 "Search viking memories" (qwen only) a glob with a viking:// pattern
+#   last "This call will boom"      the model server answers HTTP 500 to every call of the turn
 # The hooks inject SS-MARKER (session start) and UPS-MARKER (prompt submit) as context and deny
 # any tool call whose payload mentions "viking", in each agent's own output format, so the
 # model log shows where injected context lands and what a denial looks like to the model.
@@ -120,6 +121,7 @@ EOF
 {"rules": [
   {"match": "read my notes", "tool_call": $read_tool, "tool_text": "Let me read that file.",
    "final": ["NOTES-ANSWER part one. ", "Part two."]},
+  {"match": "will boom", "fail": 500},
   {"match": "viking memory", "tool_call": $viking_tool, "final": ["VIKING-ANSWER"]},
   {"match": "Search viking", "tool_call": {"name": "glob", "arguments": {"pattern": "viking://user/memories/*.md"}},
    "final": ["GLOB-ANSWER"]},
@@ -128,6 +130,7 @@ EOF
 
   local prompts=("Please read my notes" "yes" "yes" "Open my viking memory")
   [ "$agent" = qwen ] && prompts+=("Search viking memories")
+  prompts+=("This call will boom")
   local sid="" i=0
   (
     cd "$run/work"

@@ -257,6 +257,15 @@ pub enum Event {
         /// What.
         message: String,
     },
+    /// The server's trace id of a commit's reply (acknowledged or refused), journaled right
+    /// after the commit's outcome so a commit can be found in the server's logs.
+    CommitTraced {
+        /// Which commit.
+        commit_id: u64,
+        /// `result.trace_id` / `error.trace_id` / `trace_id` of the reply, else its
+        /// `X-Request-Id` header.
+        trace_id: String,
+    },
 }
 
 impl Event {
@@ -282,6 +291,7 @@ impl Event {
             Event::ServerUnreachable { .. } => "server-unreachable",
             Event::ServerReachable => "server-reachable",
             Event::Problem { .. } => "problem",
+            Event::CommitTraced { .. } => "commit-traced",
         }
     }
 

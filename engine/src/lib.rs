@@ -23,6 +23,7 @@ pub mod config;
 pub mod delivery;
 pub mod event;
 pub mod failpoint;
+pub mod failure;
 pub mod ids;
 pub mod paths;
 pub mod plan;
@@ -31,6 +32,7 @@ pub mod regular_file;
 pub mod rollout;
 pub mod store;
 pub mod text;
+pub mod transcript;
 pub mod turn;
 pub mod turnbook;
 

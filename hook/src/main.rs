@@ -5,6 +5,7 @@
 //! included. argv is parsed by hand: the hook hot path must start in about a
 //! millisecond.
 
+mod cli;
 mod detach;
 mod doctor;
 mod drain;
@@ -35,6 +36,18 @@ other commands:
   mcp                  stdio MCP proxy to the OpenViking server
 ";
 
+/// Every non-hook command `main` dispatches (the hook commands are [`harness::HookEvent`]s).
+pub const OTHER_COMMANDS: [&str; 8] = [
+    "worker",
+    "drain",
+    "install",
+    "uninstall",
+    "doctor",
+    "mcp",
+    "completions",
+    "man",
+];
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first().map(String::as_str) else {
@@ -53,6 +66,8 @@ fn main() -> ExitCode {
         "uninstall" => install::run_uninstall(rest),
         "doctor" => doctor::run(rest),
         "mcp" => mcp::run(rest),
+        "completions" => cli::run_completions(rest),
+        "man" => cli::run_man(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(0)

@@ -74,7 +74,7 @@ fn harness_of(state: &State) -> &'static dyn Harness {
 /// Returns true when one of its passes reached the server (a transport was
 /// configured and not skipped as offline).
 pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow::Result<bool> {
-    let dir = ov_engine::paths::journals_dir(root).join(ov_engine::ids::safe_part(dir_name));
+    let dir = ov_engine::paths::journals_dir(root).join(journal_dir_name(dir_name));
     let store = SessionStore::open_with(&dir, Duration::from_secs(5))
         .with_context(|| format!("could not open {}", dir.display()))?;
     let state = store.fold()?.state;
@@ -99,6 +99,16 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
     Ok(ctx.transport().is_some() && reports.iter().any(|r| !r.offline))
 }
 
+/// A journal directory name handed over by another process is used as is; anything
+/// else is a session id, mapped to its directory name.
+fn journal_dir_name(name: &str) -> String {
+    if ov_engine::ids::is_safe_part(name) {
+        name.to_owned()
+    } else {
+        ov_engine::ids::safe_part(name)
+    }
+}
+
 /// Unsent or in-doubt messages, or a commit left in flight: what a sweep sends.
 fn sweep_has_work(state: &State) -> bool {
     !state.outbox().is_empty() || !state.sends.is_empty() || state.commit.in_flight.is_some()
@@ -112,7 +122,7 @@ const SWEEP_BUDGET: Duration = Duration::from_secs(10);
 /// worker lock is taken is skipped; its holder is on it.
 fn sweep_others(root: &Path, own: &str) {
     let start = std::time::Instant::now();
-    let own = ov_engine::ids::safe_part(own);
+    let own = journal_dir_name(own);
     for dir in ov_engine::store::session_dirs(root) {
         if start.elapsed() > SWEEP_BUDGET {
             break;

@@ -46,6 +46,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compact(a) => cmd::compact::run(&a),
         Command::Plan(a) => cmd::plan::run(&a),
         Command::Simulate(a) => simulate::run(&a),
+        Command::Completions(a) => cmd::shell_docs::completions(&a),
+        Command::Man(a) => cmd::shell_docs::man(&a),
     }
 }
 

@@ -233,6 +233,10 @@ pub fn summary(event: &Event) -> String {
             s
         }
         Event::ProfileServed { bytes } => format!("{bytes} B"),
+        Event::CommitTraced {
+            commit_id,
+            trace_id,
+        } => format!("commit {commit_id} trace {trace_id}"),
         Event::ServerUnreachable {
             error,
             retry_after_ms,

@@ -18,6 +18,7 @@ The script (JSON, re-read on every request so a test may change it between turns
                        "arguments": {"absolute_path": "/x/notes.md"}},
          "tool_text": "Let me read that file.",  text sent with the tool call (optional)
          "final": ["Part one. ", "Part two."]},  the final answer, streamed as separate parts
+        {"match": "boom", "fail": 500},           answer that HTTP status with an error body
         {"final": "PLAIN-ANSWER"}],
      "echo_tool": true,                          append " [tool: <first 200 chars of the result>]"
                                                  to the final answer after a tool call
@@ -347,6 +348,13 @@ class Handler(BaseHTTPRequestHandler):
                                                    "type": "invalid_request_error"}})
         responses = path.endswith("/responses")
         prompt, names, result = (responses_view if responses else chat_view)(body)
+        rule = pick_rule(script, prompt) if names else {}
+        if rule.get("fail"):
+            entry["prompt"] = prompt
+            entry["answer"] = {"label": "fail-%s" % rule["fail"], "text": "", "parts": [], "tool_call": None}
+            log(entry)
+            return self._send_json(int(rule["fail"]), {"error": {
+                "message": "fake server: scripted failure", "type": "server_error"}})
         answer = decide(script, prompt, names, result)
         model = body.get("model") or "fake-model"
         entry["prompt"] = prompt

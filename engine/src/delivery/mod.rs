@@ -152,8 +152,12 @@ pub(super) fn deliver_from(
     let mut run = Run { store, state };
     let mut report = RunReport::default();
     let mut transport = transport;
-    if transport.is_some() && !settings.ignore_backoff && run.state.backing_off(now_ms()) {
-        transport = None;
+    // Inside the back-off window a worker asks the server one cheap question
+    // before giving up on it: the window may have been opened by a hook's recall
+    // that timed out on a slow search, and a detached worker can afford to wait
+    // for a server that answers. A server that is down fails the question fast.
+    if !settings.ignore_backoff && run.state.backing_off(now_ms()) {
+        transport = transport.filter(|t| t.answers_now());
     }
 
     // 1. In-doubt sends and commits: settle them before anything is resent.
