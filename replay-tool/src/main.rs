@@ -6,11 +6,12 @@
 
 mod cli;
 mod cmd;
-mod engine_api;
 mod exit;
+mod journal_arg;
 mod render;
 mod simulate;
 mod story;
+mod view;
 
 use std::process::ExitCode;
 

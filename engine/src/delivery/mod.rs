@@ -70,6 +70,9 @@ pub struct DeliverySettings {
     /// Try the server even inside the unreachable back-off window (a drain
     /// must finish all unfinished work; a Stop worker respects the window).
     pub ignore_backoff: bool,
+    /// Which answer of a turn is sent when the Stop payload and the transcript
+    /// both have one (the harness's choice).
+    pub answer_precedence: crate::turnbook::AnswerPrecedence,
 }
 
 impl DeliverySettings {
@@ -88,6 +91,7 @@ impl DeliverySettings {
             transient_retries: 3,
             ignore_backoff: false,
             in_doubt_settle_ms: IN_DOUBT_SETTLE_MS,
+            answer_precedence: crate::turnbook::AnswerPrecedence::StopFirst,
         }
     }
 }
@@ -214,7 +218,8 @@ fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(
         .rollout
         .as_ref()
         .and_then(|p| (p.path == source.path()).then_some((p.identity, p.offset)));
-    match source.read(resume) {
+    let last_turn = resume.and(run.state.book.last_rollout_turn());
+    match source.read_after(resume, last_turn) {
         Ok(Some(chunk)) => {
             let moved = chunk.rescanned
                 || resume.is_none_or(|(id, off)| id != chunk.identity || off != chunk.end);
@@ -245,7 +250,7 @@ fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(
 /// The messages to plan now: candidates of complete turns not planned before.
 pub fn plan(state: &State, settings: &DeliverySettings) -> Vec<PlannedMessage> {
     let mut out = Vec::new();
-    for c in state.book.candidates() {
+    for c in state.book.candidates_by(settings.answer_precedence) {
         if state.messages.contains_key(&c.key)
             || out.iter().any(|m: &PlannedMessage| m.key == c.key)
         {

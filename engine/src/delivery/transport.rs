@@ -99,6 +99,17 @@ pub trait TranscriptSource {
     /// Reads what is new since `resume` (identity and offset of the last read).
     /// `Ok(None)` when there is no transcript file.
     fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>>;
+    /// [`TranscriptSource::read`] for a transcript whose lines do not all name
+    /// their turn: `last_turn` is the turn of the last line of the previous read
+    /// (lines at the start of this range that name none continue it).
+    fn read_after(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+        last_turn: Option<&str>,
+    ) -> std::io::Result<Option<RolloutChunk>> {
+        let _ = last_turn;
+        self.read(resume)
+    }
     /// The path, for the journal.
     fn path(&self) -> String;
     /// Whether anything new is there since `resume`, without reading it
