@@ -447,6 +447,7 @@ fn a_message_with_nothing_to_send_is_dropped_by_planner_and_projector() {
         interrupted: false,
         calls: 1,
         superseded,
+        ..TurnFragment::default()
     };
     let mut state = State::default();
     state.apply(&env(
