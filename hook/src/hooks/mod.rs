@@ -93,9 +93,12 @@ impl Invocation {
         }
     }
 
-    /// Journals that the server could not be reached in time (a network-level failure or a
-    /// timeout; an HTTP error means it answered), starting the back-off window of this
-    /// session and of every other.
+    /// Notes that the server could not be reached, or did not answer within the hook's budget
+    /// (an HTTP error means it answered), starting the window every session's hooks share.
+    ///
+    /// The session's journal gets `ServerUnreachable`; for a server that accepted the connection
+    /// but was too slow, with `retry_after_ms` 0: the hooks' shared window keeps them fast, while
+    /// the session's own worker (detached, nobody waits on it) still sends to a slow server.
     pub fn note_unreachable(
         &self,
         store: &SessionStore,
@@ -110,7 +113,11 @@ impl Invocation {
             store,
             Event::ServerUnreachable {
                 error: e.to_string(),
-                retry_after_ms: cfg.network.backoff_ms,
+                retry_after_ms: if e.is_unreachable() {
+                    cfg.network.backoff_ms
+                } else {
+                    0
+                },
             },
             Durability::Buffered,
         );
