@@ -77,9 +77,11 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
     let dir = ov_engine::paths::journals_dir(root).join(ov_engine::ids::safe_part(dir_name));
     let store = SessionStore::open_with(&dir, Duration::from_secs(5))
         .with_context(|| format!("could not open {}", dir.display()))?;
-    let state = store.fold()?.state;
+    let folded = store.fold()?;
+    let state = folded.state;
     let ctx = WorkerCtx::new(state.cwd.as_deref());
-    if reason == WorkerReason::Drain {
+    // Unreported journal damage is work: the worker journals it and reconciles.
+    if reason == WorkerReason::Drain && folded.unreported.is_empty() {
         let transcript = ctx.transcript(&state);
         let settings = ctx.settings(&state);
         if !delivery::drain_has_work(

@@ -21,6 +21,14 @@ pub(crate) fn path(dir: &Path, id: u64) -> PathBuf {
     dir.join(format!("{id:016x}{SUFFIX}"))
 }
 
+/// The segment id a segment path names (0 when it names none).
+pub(crate) fn id_of(path: &Path) -> u64 {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .and_then(parse_name)
+        .unwrap_or(0)
+}
+
 fn parse_name(name: &str) -> Option<u64> {
     let hex = name.strip_suffix(SUFFIX)?;
     if hex.len() != 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {

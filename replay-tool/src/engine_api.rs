@@ -324,8 +324,12 @@ pub struct JournalView {
     pub entries: Vec<Entry>,
     /// Position after the last valid frame.
     pub end: Option<Position>,
-    /// A read error that ended the view early (corruption in the middle).
+    /// A read error that ended the view early.
     pub read_error: Option<(Position, String)>,
+    /// Damaged ranges read around.
+    pub damage: Vec<ov_journal::Damage>,
+    /// The engine's fold of the whole journal (views read from a later position have none).
+    pub folded: Option<ov_engine::store::Folded>,
 }
 
 /// The fold of a [`JournalView`].
@@ -340,38 +344,29 @@ pub struct FoldedView {
 }
 
 impl JournalView {
-    /// Folds like `SessionStore::fold`: from the latest decodable snapshot, else from the start.
+    /// The engine's fold ([`ov_engine::store::fold_reader`]) of the journal this view was read
+    /// from (an empty state for a view read from a later position).
     pub fn fold(&self) -> FoldedView {
-        let snap = self
-            .entries
-            .iter()
-            .enumerate()
-            .rev()
-            .find_map(|(i, e)| match &e.content {
-                EntryContent::Snapshot(s) => Some((i, e.position, s)),
-                _ => None,
-            });
-        let (mut state, from, from_snapshot) = match snap {
-            Some((i, pos, s)) => ((**s).clone(), i + 1, Some(pos)),
-            None => (State::default(), 0, None),
+        let Some(f) = &self.folded else {
+            return FoldedView {
+                state: State::default(),
+                skipped: Vec::new(),
+                from_snapshot: None,
+            };
         };
-        let mut skipped = Vec::new();
-        for e in self.entries.iter().skip(from) {
-            match &e.content {
-                EntryContent::Event(env) => state.apply(env),
-                EntryContent::Snapshot(_) => {}
-                EntryContent::Undecodable { reason, .. } => {
-                    skipped.push((e.position, reason.clone()))
-                }
-            }
-        }
-        if let Some((pos, why)) = &self.read_error {
-            skipped.push((*pos, format!("read stopped: {why}")));
-        }
+        let mut skipped: Vec<(Position, String)> = f
+            .skipped
+            .iter()
+            .map(|s| (s.position, s.reason.clone()))
+            .collect();
+        skipped.extend(f.damage.iter().map(|d| (d.position(), d.to_string())));
         FoldedView {
-            state,
+            state: f.state.clone(),
             skipped,
-            from_snapshot,
+            from_snapshot: f.snapshot_segment.map(|segment| Position {
+                segment,
+                offset: ov_journal::SEGMENT_HEADER_LEN,
+            }),
         }
     }
 
@@ -417,12 +412,17 @@ pub fn read_from(
     let total: u64 = reader.segments().map(|s| s.valid_end).sum();
     let mut view = JournalView {
         end: Some(reader.end()),
+        folded: (start == reader.start()).then(|| ov_engine::store::fold_reader(reader)),
         ..JournalView::default()
     };
     let mut last = start;
-    for (i, frame) in reader.frames_from(start).enumerate() {
-        let frame = match frame {
-            Ok(f) => f,
+    for (i, entry) in reader.entries_from(start).enumerate() {
+        let frame = match entry {
+            Ok(ov_journal::Entry::Frame(f)) => f,
+            Ok(ov_journal::Entry::Damage(d)) => {
+                view.damage.push(d);
+                continue;
+            }
             Err(e) => {
                 view.read_error = Some((last, e.to_string()));
                 break;

@@ -36,6 +36,7 @@ pub fn drain_has_work(
 ) -> bool {
     if has_transport
         && (!state.outbox().is_empty()
+            || state.acks_unverified
             || !state.sends.is_empty()
             || state.commit.in_flight.is_some()
             || state.commit.uncommitted() > 0)
@@ -97,7 +98,7 @@ pub fn run_worker(
         if reason == WorkerReason::Stop {
             failpoint::hit(failpoint::AFTER_STOP_JOURNALED);
         }
-        let state = store.fold()?.state;
+        let state = store.fold_reporting_damage()?.state;
         let transcript = ctx.transcript(&state);
         let mut settings = ctx.settings(&state);
         settings.force_commit |= reason == WorkerReason::Drain;
