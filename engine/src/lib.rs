@@ -17,6 +17,7 @@
 //! and in [`rollout`] (ZCode's rollout file).
 #![deny(missing_docs)]
 
+pub mod backoff;
 pub mod codec;
 pub mod config;
 pub mod delivery;
@@ -26,9 +27,11 @@ pub mod ids;
 pub mod paths;
 pub mod plan;
 pub mod projector;
+pub mod regular_file;
 pub mod rollout;
 pub mod store;
 pub mod text;
+pub mod transcript;
 pub mod turn;
 pub mod turnbook;
 

@@ -7,6 +7,14 @@ use crate::delivery::{CommitReply, HeldMessage, OutgoingMessage, Transport, Tran
 
 /// The client for a configuration; None on the embedded default (no server).
 pub fn client_for(cfg: &Config) -> Option<Result<Client, ClientError>> {
+    client_until(cfg, None)
+}
+
+/// [`client_for`] whose calls never run past `deadline` (a hook's budget).
+pub fn client_until(
+    cfg: &Config,
+    deadline: Option<std::time::Instant>,
+) -> Option<Result<Client, ClientError>> {
     let server = cfg.server.as_ref()?;
     let mut cc = ClientConfig {
         base_url: server.url.clone(),
@@ -18,6 +26,7 @@ pub fn client_for(cfg: &Config) -> Option<Result<Client, ClientError>> {
     cc.actor_peer.clone_from(&cfg.actor_peer);
     cc.timeout = cfg.network.timeout();
     cc.connect_timeout = cfg.network.connect_timeout();
+    cc.deadline = deadline;
     Some(Client::new(cc))
 }
 

@@ -7,11 +7,16 @@
 //! | [`clean_injected`] | `<openviking-context …>…</openviking-context>`, `<relevant-memories>…</relevant-memories>`, `<system-reminder>…</system-reminder>`, then trims | on every prompt and answer, before keys are computed |
 //! | [`strip_private`] | `<private>…</private>` spans, an unclosed `<private>` to the end | at plan time, after the key is fixed |
 //! | [`truncate_chars`] | everything past `max` chars | at send time (`capture.max_length`) |
+//! | [`classify_user`] / [`user_words`] | everything of a user-role message that the user did not type (injected blocks, task notifications, desktop wrappers, image paths) | on every prompt, from hooks and rollouts alike |
 //!
 //! Tags match ASCII case-insensitively, blocks are removed non-greedily (the first
 //! closing tag after an opening tag ends the block) and an opening tag without a
 //! closing tag is left as it is, exactly like the anchor's regular expressions
 //! (anchor-behavior §5.3). The scanners are hand-written: no regex crate.
+
+mod user;
+
+pub use user::{classify_user, is_task_notification, user_words, UserText, IMAGE_PLACEHOLDER};
 
 /// One injected block kind: the literal opening prefix, whether the opening tag may
 /// carry attributes (`<openviking-context source="…">`), and the closing tag.

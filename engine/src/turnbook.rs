@@ -19,7 +19,7 @@
 //!
 //! | message | first non-empty of |
 //! |---|---|
-//! | user | the hook prompt, the rollout prompt |
+//! | user | the user's words ([`crate::text::user_words`]) of the hook prompt, else of the rollout prompt; none for a turn a task notification began |
 //! | assistant | the Stop `responseText`, the rollout final answer, and, only when a later turn began (not when forced), the rollout's last text with `interrupted: true` |
 //!
 //! Keys: [`DedupKey::for_turn`] when the turn id is known, else
@@ -35,7 +35,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::text::clean_injected;
+use crate::text::{clean_injected, user_words};
 use crate::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
 
 /// What the book knows about one turn.
@@ -64,16 +64,8 @@ impl TurnRecord {
     }
 
     fn user_content(&self) -> Option<String> {
-        let hook = self.hook_prompt.as_deref().map(clean_injected);
-        hook.filter(|s| !s.is_empty()).or_else(|| {
-            let r = self
-                .rollout
-                .as_ref()?
-                .prompt
-                .as_deref()
-                .map(clean_injected)?;
-            (!r.is_empty()).then_some(r)
-        })
+        let hook = self.hook_prompt.as_deref().and_then(user_words);
+        hook.or_else(|| user_words(self.rollout.as_ref()?.prompt.as_deref()?))
     }
 
     /// The assistant content and whether it is an interrupted turn's last text.

@@ -395,3 +395,29 @@ fn session_messages_retries_a_half_written_file() {
     assert_eq!(*live_reads.lock().expect("n"), 2);
     assert!(seen.lock().expect("seen").len() >= 5);
 }
+
+/// A client with a deadline never runs past it, however many calls an operation makes: a server
+/// answering every request slowly (but within the per-call timeout) costs the profile its
+/// deadline, not the sum of its calls, and the failure reads as unreachable.
+#[test]
+fn a_deadline_bounds_every_call_of_an_operation() {
+    let (url, seen) = fake(|_, _, _| {
+        std::thread::sleep(Duration::from_millis(700));
+        http(200, r#"{"status":"ok","result":{"user":"default"}}"#)
+    });
+    let budget = Duration::from_millis(1200);
+    let c = Client::new(ClientConfig {
+        base_url: url,
+        timeout: Duration::from_secs(8),
+        deadline: Some(Instant::now() + budget),
+        ..ClientConfig::default()
+    })
+    .expect("client");
+    let t = Instant::now();
+    let r = c.profile(&ov_engine::client::ProfileRequest::default());
+    let took = t.elapsed();
+    let e = r.expect_err("the deadline passed");
+    assert!(e.is_unreachable(), "{e}");
+    assert!(took < budget + Duration::from_millis(500), "took {took:?}");
+    assert!(seen.lock().expect("log").len() <= 3);
+}

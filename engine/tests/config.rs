@@ -142,26 +142,27 @@ fn defaults_without_any_source() {
     assert!(l.sources.iter().all(|s| s.status == SourceStatus::Absent));
 }
 
-/// Which layers set `recall.max_items` (ovcli=1, repo=2, local=3, registry=4, env=5); the highest wins.
+/// Which layers set `recall.max_items` (ovcli=5, repo=4, local=3, registry=2, env=1); the highest
+/// wins. The values fall with precedence because a repository may only lower a limit.
 #[rstest]
-#[case::ovcli_only(&[1], 1)]
-#[case::repo_over_ovcli(&[1, 2], 2)]
+#[case::ovcli_only(&[1], 5)]
+#[case::repo_over_ovcli(&[1, 2], 4)]
 #[case::local_over_repo(&[1, 2, 3], 3)]
-#[case::registry_over_local(&[1, 2, 3, 4], 4)]
-#[case::env_over_all(&[1, 2, 3, 4, 5], 5)]
-#[case::env_over_ovcli(&[1, 5], 5)]
-#[case::registry_over_ovcli(&[1, 4], 4)]
+#[case::registry_over_local(&[1, 2, 3, 4], 2)]
+#[case::env_over_all(&[1, 2, 3, 4, 5], 1)]
+#[case::env_over_ovcli(&[1, 5], 1)]
+#[case::registry_over_ovcli(&[1, 4], 2)]
 #[case::local_alone(&[3], 3)]
 #[case::none(&[], 10)]
 fn precedence(#[case] layers: &[u32], #[case] expected: u32) {
     let mut fx = Fx::new();
     for layer in layers {
         match layer {
-            1 => drop(fx.ovcli(r#"{"recall":{"max_items":1}}"#)),
-            2 => drop(fx.repo_cfg(r#"{"recall.max_items":2}"#)),
+            1 => drop(fx.ovcli(r#"{"recall":{"max_items":5}}"#)),
+            2 => drop(fx.repo_cfg(r#"{"recall.max_items":4}"#)),
             3 => drop(fx.repo_local(r#"{"recall":{"max_items":3}}"#)),
-            4 => drop(fx.registry(r#"{"recall.max_items":4}"#)),
-            5 => fx.env("OPENVIKING_RECALL_LIMIT", "5"),
+            4 => drop(fx.registry(r#"{"recall.max_items":2}"#)),
+            5 => fx.env("OPENVIKING_RECALL_LIMIT", "1"),
             _ => unreachable!(),
         }
     }
@@ -173,11 +174,12 @@ fn precedence(#[case] layers: &[u32], #[case] expected: u32) {
 #[test]
 fn nested_and_dotted_keys_of_every_section() {
     let fx = Fx::new();
+    fx.ovcli(r#"{"debug":true}"#);
     fx.repo_cfg(
         r#"{"recall":{"score_threshold":0.5,"peer_scope":"actor","prefer_abstract":false},
             "capture.commit_token_threshold":0,"capture":{"max_length":300},
-            "profile.token_budget":900,"network":{"timeout_ms":2500,"backoff_ms":0},
-            "hooks.max_output_bytes":4096,"debug":true,"peer.source":"cwd",
+            "profile.token_budget":900,"network":{"timeout_ms":2500,"backoff_ms":60000},
+            "hooks.max_output_bytes":4096,"debug":false,"peer.source":"cwd",
             "bypass":{"patterns":["sess_tmp*"]}}"#,
     );
     let l = fx.load();
@@ -190,9 +192,9 @@ fn nested_and_dotted_keys_of_every_section() {
     assert_eq!(c.capture.max_length, Some(300));
     assert_eq!(c.profile.token_budget, 900);
     assert_eq!(c.network.timeout_ms, 2500);
-    assert_eq!(c.network.backoff_ms, 0);
+    assert_eq!(c.network.backoff_ms, 60000);
     assert_eq!(c.hooks.max_output_bytes, 4096);
-    assert!(c.debug);
+    assert!(!c.debug);
     assert_eq!(c.peer.source, PeerSource::Cwd);
     assert!(c.bypass.matches("sess_tmp42", "/x"));
     assert!(!c.bypass.matches("sess_real", "/x"));
@@ -601,4 +603,125 @@ fn bypass_globs(#[case] pattern: &str, #[case] value: &str, #[case] hit: bool) {
         patterns: vec![pattern.to_owned()],
     };
     assert_eq!(b.matches(value, ""), hit);
+}
+
+/// A repository's files may lower every time budget, output cap and limit, never raise one:
+/// for each such key, a raise from `config.json` or `config.local.json` is ignored with one
+/// warning naming the key, and a lowering is applied.
+#[rstest]
+#[case::repo(false)]
+#[case::local(true)]
+fn repo_may_lower_budgets_caps_and_limits_never_raise(#[case] local: bool) {
+    use ov_engine::config::keys::{self, Kind, TUNING};
+    use ov_engine::config::trust::{repo_rule, RepoRule};
+    for (key, kind, _) in TUNING {
+        let rule = repo_rule(key);
+        let Kind::Int { min, max } = kind else {
+            continue;
+        };
+        if !matches!(rule, RepoRule::LowerOnly | RepoRule::RaiseOnly) {
+            continue;
+        }
+        let fx = Fx::new();
+        if *key == "capture.max_length" {
+            // Unlimited by default: give it a limit a repository could try to lift (0).
+            fx.ovcli(r#"{"capture.max_length":1000}"#);
+        }
+        let cur = keys::current_int(&fx.load().config, key).expect("int key");
+        let far_up = if *key == "capture.max_length" {
+            0
+        } else {
+            *max
+        };
+        let down = (cur / 2).max(*min).max(1);
+        let (forbidden, allowed) = match rule {
+            RepoRule::LowerOnly => (far_up, down),
+            _ => (down, far_up),
+        };
+        let write = |v: u64| {
+            let text = format!(r#"{{"{key}":{v}}}"#);
+            if local {
+                fx.repo_local(&text)
+            } else {
+                fx.repo_cfg(&text)
+            }
+        };
+        write(forbidden);
+        let l = fx.load();
+        assert_eq!(
+            keys::current_int(&l.config, key),
+            Some(cur),
+            "{key} = {forbidden} from a repository changed it"
+        );
+        let w = warnings_text(&l);
+        assert_eq!(l.warnings.len(), 1, "{key}: {w}");
+        assert!(w.contains(&format!("ignored \"{key}\"")), "{key}: {w}");
+
+        write(allowed);
+        let l = fx.load();
+        assert!(l.warnings.is_empty(), "{key}: {}", warnings_text(&l));
+        assert_eq!(keys::current_int(&l.config, key), Some(allowed), "{key}");
+    }
+}
+
+/// The machine's own layers may still raise what a repository cannot.
+#[test]
+fn machine_layers_may_raise_what_a_repository_cannot() {
+    let mut fx = Fx::new();
+    fx.ovcli(r#"{"network":{"timeout_ms":20000}}"#);
+    fx.repo_cfg(r#"{"network.timeout_ms":600000,"hooks.max_output_bytes":10000000}"#);
+    let l = fx.load();
+    assert_eq!(l.config.network.timeout_ms, 20000);
+    assert_eq!(l.config.hooks.max_output_bytes, 32768);
+    assert_eq!(l.warnings.len(), 2, "{}", warnings_text(&l));
+    fx.env("OPENVIKING_MAX_OUTPUT_BYTES", "65536");
+    assert_eq!(fx.load().config.hooks.max_output_bytes, 65536);
+}
+
+fn mkfifo(p: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// `config.json` as a FIFO, a symlink to a terminal or a pipe, or a device is skipped with a
+/// warning, at once; loading goes on with the other sources.
+#[rstest]
+#[case::fifo("fifo")]
+#[case::proc_fd("/proc/self/fd/1")]
+#[case::dev_zero("/dev/zero")]
+#[case::directory("dir")]
+fn irregular_repo_config_is_skipped_without_blocking(#[case] target: &str) {
+    let fx = Fx::new();
+    fx.repo_local(r#"{"recall.max_items":3}"#);
+    let path = fx.repo.join(".openviking/config.json");
+    match target {
+        "fifo" => mkfifo(&path),
+        "dir" => fs::create_dir(&path).expect("mkdir"),
+        other => std::os::unix::fs::symlink(other, &path).expect("symlink"),
+    }
+    let l = fx.load();
+    assert_eq!(l.config.recall.max_items, 3);
+    let w = warnings_text(&l);
+    assert!(w.contains("not a regular file"), "{w}");
+    assert!(l
+        .sources
+        .iter()
+        .any(|s| matches!(s.source, Source::Repo(_)) && s.status == SourceStatus::Skipped));
+}
+
+/// A malformed origin carrying a token (`user:TOKEN@host/path`) never puts the token in the
+/// actor peer (the `X-OpenViking-Actor-Peer` header).
+#[rstest]
+#[case::no_scheme("user:SECRETTOKEN@github.com/volcengine/OpenViking")]
+#[case::https("https://user:SECRETTOKEN@github.com/volcengine/OpenViking.git")]
+#[case::slash("https://user:SECRET/TOKEN@github.com/volcengine/OpenViking")]
+fn origin_userinfo_never_reaches_the_actor_peer(#[case] url: &str) {
+    let fx = Fx::new();
+    git_dir(&fx.repo.join(".git"), Some(url));
+    let c = fx.load().config;
+    let peer = c.actor_peer.expect("a peer");
+    assert_eq!(peer, PEER);
+    assert!(!c.workspace.slot.to_lowercase().contains("secret"));
 }

@@ -100,6 +100,40 @@ fn scenario_facts_of_committed_sessions() -> R {
 }
 
 #[test]
+fn only_the_users_words_are_planned() -> R {
+    let plan = first_capture(&sessions_dir().join("user_words.jsonl"))?;
+    for m in &plan {
+        for leak in [
+            "https://",
+            "ssh://",
+            "/Users/",
+            "task-notification",
+            "## My request",
+        ] {
+            assert!(!m.content.contains(leak), "{leak} leaked in {m:?}");
+        }
+    }
+    let users: Vec<&str> = plan
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(
+        users,
+        [
+            "Run the whole test suite in the background and tell me when done.",
+            "make the header blue",
+            "restart the service",
+            "[image]\nWhat is wrong in this screenshot?",
+        ]
+    );
+    // The two turns a task notification began keep their answers and have no user message.
+    let answers = plan.iter().filter(|m| m.role == Role::Assistant).count();
+    assert_eq!(answers, 6);
+    Ok(())
+}
+
+#[test]
 fn missing_file_is_none_and_plan_errors() -> R {
     let dir = tempfile::tempdir()?;
     let p = dir.path().join("model-io-sess_x.jsonl");

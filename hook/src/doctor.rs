@@ -1,12 +1,15 @@
 //! `ovhook doctor [--home DIR]`: one line per check, `ok|warn|FAIL <what>: <detail>`; exit 0 when
 //! nothing FAILs, 1 otherwise.
 //!
-//! Sections: ZCode's `config.json` (valid, `hooks.enabled`, each of our four hooks exactly once
+//! Sections: ZCode's user `config.json` (valid, `hooks.enabled`, each of our four hooks exactly once
 //! with an existing binary, no unknown event keys, no Node plugin leftovers, the MCP entry), the
+//! ZCode placement ([`placement`]: which configuration runs our hooks in the current folder, the
+//! ZCode version, project configs, stale binary paths, plugin next to config-file hooks), the
 //! configuration sources and their warnings (ignored repository keys included), the server
 //! (reachable and authorised, or the embedded default), then the journals ([`journals`]).
 
 pub mod journals;
+mod placement;
 mod server;
 
 use std::fmt;
@@ -95,7 +98,18 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
 
 /// Every check, in report order.
 pub fn collect(ctx: &LoadContext) -> Vec<Check> {
-    let mut out = zcode_checks(&zcode_config_path(&ctx.home));
+    let state = state_root(ctx);
+    let placement = placement::Placement::gather(&ctx.home, &ctx.cwd, &state);
+    let user_path = zcode_config_path(&ctx.home);
+    let mut out = zcode_checks(&user_path, placement.other_source());
+    let user = placement::UserLevel {
+        has_hooks: ConfigFile::read(&user_path)
+            .is_ok_and(|f| !crate::harness::zcode::config_file::our_commands(&f.root).is_empty()),
+    };
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|e| std::fs::canonicalize(e).ok());
+    out.extend(placement.report(&ctx.home, &user, exe.as_deref()));
     let loaded = config::load(ctx);
     out.extend(config_checks(&loaded));
     match &loaded.config.server {
@@ -106,7 +120,7 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
         )),
         Some(_) => out.extend(server::check(&loaded.config)),
     }
-    out.extend(journals::report(&state_root(ctx)));
+    out.extend(journals::report(&state));
     out
 }
 
@@ -115,10 +129,23 @@ fn state_root(ctx: &LoadContext) -> PathBuf {
     ov_engine::paths::state_root_from(&|k| ctx.var(k).map(str::to_string), &ctx.home)
 }
 
-fn zcode_checks(path: &Path) -> Vec<Check> {
+/// The user config's checks. `other_source`: the workspace or a plugin runs our hooks, so a
+/// missing user config is fine.
+fn zcode_checks(path: &Path, other_source: bool) -> Vec<Check> {
     let what = "zcode config";
     let mut out = Vec::new();
     let file = match ConfigFile::read(path) {
+        Ok(f) if f.original.is_none() && other_source => {
+            out.push(Check::new(
+                Level::Ok,
+                what,
+                format!(
+                    "{} does not exist (our hooks come from the workspace or the plugin)",
+                    path.display()
+                ),
+            ));
+            return out;
+        }
         Ok(f) if f.original.is_none() => {
             out.push(Check::new(
                 Level::Fail,
@@ -264,9 +291,10 @@ fn mcp_check(file: &ConfigFile) -> Check {
     let what = "mcp";
     let Some(entry) = file.mcp_entry() else {
         return Check::new(
-            Level::Fail,
+            Level::Warn,
             what,
-            "mcp.servers.openviking missing (run ovhook install)",
+            "mcp.servers.openviking missing: the agent has no OpenViking tools (installed with \
+             --no-mcp? run ovhook install to add it)",
         );
     };
     let marker = entry

@@ -1,41 +1,61 @@
-//! `ovhook install` / `ovhook uninstall` for ZCode.
+//! `ovhook install` / `ovhook uninstall`.
 //!
-//! ```text
-//! ovhook install --harness zcode [--url U] [--api-key K] [--account A] [--user U] [--home DIR]
-//! ovhook uninstall [--harness zcode] [--home DIR]
-//! ```
+//! Every harness is an [`target::InstallTarget`]: the files ([`target::Place`]s) an install at
+//! user or project scope edits and their formats. Install reads and validates every place first,
+//! then merges our entries into each, keeping every foreign entry and key in place, backs the
+//! previous file up as `<file>.bak` (0600) and replaces it atomically. A re-run that changes
+//! nothing writes nothing. Project installs are recorded in the [`manifest`] so uninstall and
+//! later installs (an upgrade moving the binary) find them. Credential flags go to `ovcli.conf`
+//! ([`ovcli`]), never into a project file; without them `ovcli.conf` is not touched.
 //!
-//! Install merges our four hooks and the MCP server into `<home>/.zcode/cli/config.json` (see
-//! [`crate::harness::zcode::config_file`] for the layout and the marker), keeps every foreign
-//! entry and key in place, backs the previous file up as `config.json.bak` (0600) and replaces
-//! it atomically. A re-run that changes nothing writes nothing. Credentials flags go to
-//! `ovcli.conf` ([`ovcli`]); without them `ovcli.conf` is not touched.
-//!
-//! Exit codes: 0 done, 1 refused (malformed file, I/O), 2 usage.
+//! Exit codes: 0 done, 1 refused (malformed file, no repository, I/O), 2 usage.
 
 mod atomic;
+pub mod json_doc;
+pub mod manifest;
+pub mod mcp_servers;
 pub mod ovcli;
+pub mod target;
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 
-use crate::harness::zcode::config_file::{ConfigFile, OUR_HOOKS};
+use self::json_doc::JsonDoc;
+use self::manifest::Manifest;
+use self::target::{InstallTarget, Parts, Place, Scope};
 
 const USAGE: &str = "\
-usage: ovhook install --harness zcode [--url U] [--api-key K] [--account A] [--user U] [--home DIR]
-       ovhook uninstall [--harness zcode] [--home DIR]";
+usage: ovhook install [--harness NAME] [--scope user|project] [--project DIR] [--no-mcp]
+                      [--url U] [--api-key K|-] [--account A] [--user U] [--home DIR]
+       ovhook uninstall [--harness NAME] [--scope user|project] [--project DIR] [--home DIR]
+
+  --harness NAME    the agent to install into (default: zcode)
+  --scope user      the user's own configuration (default)
+  --scope project   the repository holding --project DIR (default: the current folder): only
+                    our hooks, merged into <git root>/.zcode/config.json; no credentials or URLs
+  --no-mcp          install the hooks without the OpenViking MCP server
+  --api-key -       read the API key from stdin (a key given in argv is visible in `ps`);
+                    without --api-key, OPENVIKING_API_KEY from the environment is used if set
+  --url, --account, --user
+                    written to ~/.openviking/ovcli.conf (0600); an empty value removes the key
+  uninstall         removes our entries from every place any install wrote (every recorded
+                    project too), unless --scope project names one repository";
 
 /// Parsed arguments.
 #[derive(Debug, Default)]
 struct Args {
     home: Option<PathBuf>,
+    harness: Option<String>,
+    scope: Option<String>,
+    project: Option<PathBuf>,
+    no_mcp: bool,
     creds: ovcli::Credentials,
 }
 
-fn parse(args: &[String], allow_creds: bool) -> Result<Args, String> {
+fn parse(args: &[String], install: bool) -> Result<Args, String> {
     let mut out = Args::default();
-    let mut harness: Option<String> = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -45,8 +65,12 @@ fn parse(args: &[String], allow_creds: bool) -> Result<Args, String> {
         if matches!(flag, "-h" | "--help") {
             return Err(String::new());
         }
-        let known = matches!(flag, "--harness" | "--home")
-            || allow_creds && matches!(flag, "--url" | "--api-key" | "--account" | "--user");
+        if install && flag == "--no-mcp" && inline.is_none() {
+            out.no_mcp = true;
+            continue;
+        }
+        let known = matches!(flag, "--harness" | "--home" | "--scope" | "--project")
+            || install && matches!(flag, "--url" | "--api-key" | "--account" | "--user");
         if !known {
             return Err(format!("unknown argument '{arg}'"));
         }
@@ -58,8 +82,10 @@ fn parse(args: &[String], allow_creds: bool) -> Result<Args, String> {
                 .ok_or_else(|| format!("{flag} needs a value"))?,
         };
         match flag {
-            "--harness" => harness = Some(value),
+            "--harness" => out.harness = Some(value),
             "--home" => out.home = Some(PathBuf::from(value)),
+            "--scope" => out.scope = Some(value),
+            "--project" => out.project = Some(PathBuf::from(value)),
             "--url" => out.creds.url = Some(value),
             "--api-key" => out.creds.api_key = Some(value),
             "--account" => out.creds.account = Some(value),
@@ -67,16 +93,33 @@ fn parse(args: &[String], allow_creds: bool) -> Result<Args, String> {
             _ => unreachable!("checked above"),
         }
     }
-    match harness.as_deref() {
-        None | Some("zcode") => Ok(out),
-        Some(other) => Err(format!("unsupported harness '{other}' (supported: zcode)")),
+    if let Some(h) = &out.harness {
+        if target::by_name(h).is_none() {
+            return Err(format!(
+                "unsupported harness '{h}' (supported: {})",
+                target::names().join(", ")
+            ));
+        }
     }
+    match out.scope.as_deref() {
+        None | Some("user") | Some("project") => {}
+        Some(other) => return Err(format!("--scope is user or project, not '{other}'")),
+    }
+    if out.project.is_some() && out.scope.as_deref() == Some("user") {
+        return Err("--project goes with --scope project".into());
+    }
+    if out.project.is_some() {
+        out.scope = Some("project".into());
+    }
+    Ok(out)
 }
 
 fn usage_error(msg: &str) -> i32 {
-    if !msg.is_empty() {
-        eprintln!("ovhook: {msg}");
+    if msg.is_empty() {
+        println!("{USAGE}");
+        return 0;
     }
+    eprintln!("ovhook: {msg}");
     eprintln!("{USAGE}");
     2
 }
@@ -94,7 +137,7 @@ fn home_dir(arg: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 
 /// `<home>/.zcode/cli/config.json`.
 pub fn zcode_config_path(home: &Path) -> PathBuf {
-    home.join(".zcode").join("cli").join("config.json")
+    crate::harness::zcode::install_target::user_config_path(home)
 }
 
 /// `~/.openviking/ovcli.conf`, honouring `OPENVIKING_CLI_CONFIG_FILE` and `OPENVIKING_HOME`
@@ -105,43 +148,94 @@ pub fn ovcli_path(home: &Path) -> PathBuf {
     ctx.ovcli_path()
 }
 
+/// The state root for `home`, as the hooks compute it.
+pub fn state_root(home: &Path) -> PathBuf {
+    ov_engine::paths::state_root_from(&|k| std::env::var(k).ok(), home)
+}
+
 /// This binary, canonicalised: what the hooks run.
 fn current_exe() -> anyhow::Result<PathBuf> {
     let exe = std::env::current_exe().context("could not find the ovhook binary's path")?;
     std::fs::canonicalize(&exe).with_context(|| format!("could not resolve {}", exe.display()))
 }
 
-/// Writes `file` to `path` if it changed: backup of the previous content, atomic replace
-/// (keeping the previous file's mode, 0600 for a new file). Returns whether it wrote.
-fn save(path: &Path, file: &ConfigFile) -> anyhow::Result<bool> {
-    if !file.changed() {
-        return Ok(false);
+/// The repository root holding `dir` (a worktree's `.git` file counts).
+pub fn project_root(dir: &Path) -> anyhow::Result<PathBuf> {
+    let dir = std::fs::canonicalize(dir)
+        .with_context(|| format!("could not resolve {}", dir.display()))?;
+    match ov_engine::config::RepoInfo::discover(&dir) {
+        Some(repo) => Ok(repo.root),
+        None => bail!(
+            "{} is not inside a git repository: --scope project needs one (ZCode reads \
+             workspace hooks between the working folder and the git root)",
+            dir.display()
+        ),
     }
-    let dir = path
-        .parent()
-        .with_context(|| format!("{} has no parent folder", path.display()))?;
-    atomic::create_dir(dir, 0o700)?;
-    let mode = atomic::mode_of(path).unwrap_or(0o600);
-    if let Some(old) = &file.original {
-        atomic::write(&ovcli::backup_path(path), old, 0o600)?;
-    }
-    atomic::write(path, &file.render(), mode)?;
-    Ok(true)
 }
 
-/// Warnings about `hooks.events` keys ZCode rejects.
-fn unknown_key_warnings(file: &ConfigFile, path: &Path) -> Vec<String> {
-    file.unknown_event_keys()
+fn scope_of(args: &Args) -> anyhow::Result<Scope> {
+    if args.scope.as_deref() != Some("project") {
+        return Ok(Scope::User);
+    }
+    let dir = match &args.project {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().context("could not read the current folder")?,
+    };
+    Ok(Scope::Project {
+        root: project_root(&dir)?,
+    })
+}
+
+/// The API key: `--api-key -` reads it from stdin (first line), `--api-key K` as given; without
+/// the flag `OPENVIKING_API_KEY` when set and not empty.
+fn resolve_api_key(flag: Option<String>) -> anyhow::Result<(Option<String>, Option<&'static str>)> {
+    match flag.as_deref() {
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .take(64 * 1024)
+                .read_to_string(&mut text)
+                .context("could not read the API key from stdin")?;
+            let key = text.lines().next().unwrap_or("").trim().to_owned();
+            Ok((Some(key), Some("stdin")))
+        }
+        Some(_) => Ok((flag, None)),
+        None => match std::env::var("OPENVIKING_API_KEY") {
+            Ok(k) if !k.trim().is_empty() => Ok((Some(k), Some("OPENVIKING_API_KEY"))),
+            _ => Ok((None, None)),
+        },
+    }
+}
+
+/// One place read and checked, ready to be merged.
+struct Loaded {
+    place: Place,
+    doc: JsonDoc,
+}
+
+fn load(place: Place) -> anyhow::Result<Loaded> {
+    let describe = place.format.describe();
+    let doc = JsonDoc::read(&place.path, describe)?;
+    place
+        .format
+        .validate(&doc.root)
+        .with_context(|| json_doc::refusal(&place.path, describe))?;
+    Ok(Loaded { place, doc })
+}
+
+/// Every place of `target` that an earlier install recorded, for `exclude`'s scope excepted.
+fn recorded_places(
+    target: &dyn InstallTarget,
+    home: &Path,
+    manifest: &Manifest,
+    exclude: &Scope,
+) -> Vec<Place> {
+    manifest
+        .project_roots(target.name())
         .into_iter()
-        .map(|k| {
-            format!(
-                "warning: {} has the event key \"hooks.events.{k}\", which ZCode does not know: \
-                 ZCode 0.16.5 then disables EVERY hook in the file (ours included). Remove or \
-                 rename it; valid keys: SessionStart, UserPromptSubmit, PreToolUse, \
-                 PermissionRequest, PostToolUse, PostToolUseFailure, Stop",
-                path.display()
-            )
-        })
+        .map(|root| Scope::Project { root })
+        .filter(|s| s != exclude)
+        .flat_map(|s| target.places(home, &s))
         .collect()
 }
 
@@ -151,50 +245,146 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         Ok(a) => a,
         Err(msg) => return Ok(usage_error(&msg)),
     };
+    let target = args
+        .harness
+        .as_deref()
+        .and_then(target::by_name)
+        .unwrap_or(target::targets()[0]);
+    let scope = scope_of(&args)?;
+    if matches!(scope, Scope::Project { .. }) && !target.supports_project() {
+        return Ok(usage_error(&format!(
+            "--scope project is not supported for {}",
+            target.title()
+        )));
+    }
+    let (api_key, key_source) = resolve_api_key(args.creds.api_key.clone())?;
+    let creds = ovcli::Credentials {
+        api_key,
+        ..args.creds.clone()
+    };
     let home = home_dir(args.home)?;
     let exe = current_exe()?;
-    let path = zcode_config_path(&home);
+    let want = if args.no_mcp {
+        Parts::HOOKS
+    } else {
+        Parts::ALL
+    };
+    let manifest_path = manifest::path(&state_root(&home));
+    let mut manifest = Manifest::read(&manifest_path)?;
 
-    let mut file = ConfigFile::read(&path)?;
-    let node_entries = file.node_plugin_entries();
-    let notes = file.merge_ours(&exe);
-    let wrote = save(&path, &file)?;
+    // Read and validate everything before writing anything.
+    let mut main = Vec::new();
+    for place in target.places(&home, &scope) {
+        main.push(load(place)?);
+    }
+    // Places recorded by earlier installs that name another binary: moved to this one.
+    let mut moved = Vec::new();
+    for place in recorded_places(target, &home, &manifest, &scope) {
+        let Ok(loaded) = load(place) else { continue };
+        let names = loaded.place.format.binaries(&loaded.doc.root);
+        if names.iter().any(|b| Path::new(b) != exe) {
+            moved.push(loaded);
+        }
+    }
 
-    let verb = if wrote {
+    let scope_label = match &scope {
+        Scope::User => "user".to_owned(),
+        Scope::Project { root } => format!("project {}", root.display()),
+    };
+    let mut any_written = false;
+    let mut report = Vec::new();
+    let mut warnings = Vec::new();
+    for Loaded { place, mut doc } in main {
+        let notes = place
+            .format
+            .merge(&mut doc.root, &exe, want.and(place.holds));
+        warnings.extend(place.format.warnings(&doc.root, &place.path));
+        let created = doc.original.is_none();
+        let wrote = doc.save()?;
+        any_written |= wrote;
+        if wrote && created {
+            manifest.add_created(&place.path);
+        }
+        let state = match (wrote, created) {
+            (false, _) => "unchanged".to_owned(),
+            (true, true) => "created".to_owned(),
+            (true, false) => format!("updated, backup {}", doc.backup_path().display()),
+        };
+        report.push(format!(
+            "  {}: {} ({state})",
+            place.format.describe(),
+            place.path.display()
+        ));
+        report.extend(notes.into_iter().map(|n| format!("  note: {n}")));
+    }
+    for Loaded { place, mut doc } in moved {
+        let had_mcp = !place.format.binaries(&doc.root).is_empty() && place.holds.mcp;
+        let parts = Parts {
+            hooks: place.holds.hooks,
+            mcp: had_mcp && want.mcp,
+        };
+        place.format.merge(&mut doc.root, &exe, parts);
+        if doc.save()? {
+            any_written = true;
+            report.push(format!(
+                "  moved to this binary: {} ({})",
+                place.path.display(),
+                place.format.describe()
+            ));
+        }
+    }
+    let plugin_lines = target.reconcile_plugins(&home, &exe, want.hooks)?;
+    for l in &plugin_lines {
+        if let Some(w) = l.strip_prefix("warning: ") {
+            warnings.push(format!("warning: {w}"));
+        } else {
+            any_written = true;
+            report.push(format!("  {l}"));
+        }
+    }
+    if let Scope::Project { root } = &scope {
+        manifest.add_project(target.name(), root);
+    }
+    manifest.write(&manifest_path)?;
+
+    let verb = if any_written {
         "installed"
     } else {
         "already installed"
     };
-    println!("ovhook: {verb} for ZCode in {}", path.display());
-    if wrote && file.original.is_some() {
-        println!("  backup: {}", ovcli::backup_path(&path).display());
+    println!(
+        "ovhook: {verb} for {} ({scope_label} scope)",
+        target.title()
+    );
+    for line in report {
+        println!("{line}");
     }
-    let events: Vec<String> = OUR_HOOKS
-        .iter()
-        .map(|(ev, _, m, _, _)| match m {
-            Some(m) => format!("{ev} ({m})"),
-            None => (*ev).to_owned(),
-        })
-        .collect();
-    println!("  hooks: {} -> {}", events.join(", "), exe.display());
-    println!("  mcp: openviking -> {} mcp", exe.display());
-    if node_entries > 0 {
-        println!("  replaced {node_entries} hook entries of the OpenViking Node plugin");
+    println!(
+        "  hooks: SessionStart, UserPromptSubmit, PreToolUse (Read|Glob|Grep), Stop -> {}",
+        exe.display()
+    );
+    if want.mcp && matches!(scope, Scope::User) {
+        println!("  mcp: openviking -> {} mcp", exe.display());
+    } else if !want.mcp {
+        println!("  mcp: not installed (--no-mcp)");
     }
-    for note in notes {
+    for note in target.notes(&scope) {
         println!("  note: {note}");
     }
 
-    if args.creds.any() {
+    if creds.any() {
         let ov = ovcli_path(&home);
-        let outcome = ovcli::write(&ov, &args.creds)?;
+        let outcome = ovcli::write(&ov, &creds)?;
         let state = match outcome {
             ovcli::Outcome::Written => "written",
             ovcli::Outcome::Unchanged => "unchanged",
         };
         println!("  credentials: {} ({state}, mode 0600)", ov.display());
+        if let Some(src) = key_source {
+            println!("  api key: read from {src}");
+        }
     }
-    for w in unknown_key_warnings(&file, &path) {
+    for w in warnings {
         eprintln!("{w}");
     }
     Ok(0)
@@ -206,26 +396,109 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
         Ok(a) => a,
         Err(msg) => return Ok(usage_error(&msg)),
     };
-    let home = home_dir(args.home)?;
-    let path = zcode_config_path(&home);
-    let mut file = ConfigFile::read(&path)?;
-    if file.original.is_none() {
-        println!(
-            "ovhook: nothing to uninstall ({} does not exist)",
-            path.display()
-        );
-        return Ok(0);
+    let home = home_dir(args.home.clone())?;
+    let targets: Vec<&dyn InstallTarget> = match args.harness.as_deref() {
+        Some(h) => target::by_name(h).into_iter().collect(),
+        None => target::targets().to_vec(),
+    };
+    let state = state_root(&home);
+    let manifest_path = manifest::path(&state);
+    let mut manifest = Manifest::read(&manifest_path)?;
+    let only_project = match args.scope.as_deref() {
+        Some("project") => Some(scope_of(&args)?),
+        _ => None,
+    };
+
+    let mut places: Vec<(&dyn InstallTarget, Place)> = Vec::new();
+    for t in &targets {
+        match &only_project {
+            Some(scope) => places.extend(t.places(&home, scope).into_iter().map(|p| (*t, p))),
+            None => {
+                places.extend(t.places(&home, &Scope::User).into_iter().map(|p| (*t, p)));
+                places.extend(
+                    recorded_places(*t, &home, &manifest, &Scope::User)
+                        .into_iter()
+                        .map(|p| (*t, p)),
+                );
+            }
+        }
     }
-    let removed = file.remove_ours();
-    if save(&path, &file)? {
-        println!(
-            "ovhook: removed {removed} OpenViking entries from {} (backup: {})",
-            path.display(),
-            ovcli::backup_path(&path).display()
-        );
-    } else {
-        println!("ovhook: nothing to uninstall in {}", path.display());
+    let mut loaded = Vec::new();
+    for (t, place) in places {
+        loaded.push((t, load(place)?));
     }
-    println!("  kept: ovcli.conf, the journals and every other entry");
+    let mut total = 0;
+    for (_, Loaded { place, mut doc }) in loaded {
+        if doc.original.is_none() {
+            continue;
+        }
+        let removed = place.format.remove(&mut doc.root);
+        total += removed;
+        let ours_created = manifest.created.iter().any(|c| c == &place.path);
+        if ours_created && place.format.is_residue(&doc.root) {
+            remove_file(&place.path)?;
+            remove_file(&doc.backup_path())?;
+            if let Some(dir) = place.path.parent() {
+                // Only an empty folder goes (e.g. `.zcode/` that install created).
+                let _ = std::fs::remove_dir(dir);
+            }
+            println!(
+                "ovhook: removed {} (install had created it)",
+                place.path.display()
+            );
+        } else if doc.save()? {
+            println!(
+                "ovhook: removed {removed} OpenViking entries from {} (backup: {})",
+                place.path.display(),
+                doc.backup_path().display()
+            );
+        }
+        manifest.created.retain(|c| c != &place.path);
+    }
+    for t in &targets {
+        match &only_project {
+            Some(Scope::Project { root }) => manifest
+                .projects
+                .retain(|p| !(p.harness == t.name() && &p.root == root)),
+            _ => manifest.projects.retain(|p| p.harness != t.name()),
+        }
+    }
+    manifest.write(&manifest_path)?;
+    if total == 0 {
+        println!("ovhook: nothing of ours was installed");
+    }
+    if only_project.is_none() {
+        remove_file(&ov_engine::paths::log_file(&state))?;
+        let journals = ov_engine::paths::journals_dir(&state);
+        println!(
+            "  kept: the journals in {} (every captured turn; delete them with: rm -rf {})",
+            journals.display(),
+            shell_quote(&journals)
+        );
+        println!(
+            "  kept: {} (OpenViking's own CLI reads it too)",
+            ovcli_path(&home).display()
+        );
+    }
     Ok(0)
+}
+
+fn remove_file(path: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("could not remove {}", path.display())),
+    }
+}
+
+/// `path` quoted for a POSIX shell.
+fn shell_quote(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+~".contains(c))
+    {
+        s.into_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }

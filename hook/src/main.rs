@@ -27,8 +27,9 @@ hook commands (stdin: the hook payload; always exit 0):
   stop                 capture the turn (returns at once; a detached worker sends)
 
 other commands:
-  install --harness zcode [--url U] [--api-key K] [--account A] [--user U]
-  uninstall [--harness zcode]
+  install [--harness zcode] [--scope user|project] [--no-mcp] [--api-key -] ...
+                       (ovhook install --help for every option)
+  uninstall            remove our entries from every place an install wrote
   drain                finish all unfinished work of every session
   doctor               check the installation, the server and the journals
   mcp                  stdio MCP proxy to the OpenViking server
@@ -57,7 +58,11 @@ fn main() -> ExitCode {
             Ok(0)
         }
         "-V" | "--version" => {
-            println!("ovhook {}", env!("CARGO_PKG_VERSION"));
+            println!(
+                "ovhook {} (commit {})",
+                env!("CARGO_PKG_VERSION"),
+                env!("OVHOOK_GIT_COMMIT")
+            );
             Ok(0)
         }
         other => {

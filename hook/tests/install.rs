@@ -220,7 +220,19 @@ fn uninstall_removes_empty_containers_and_nothing_else() {
     let h = Home::new();
     h.install(&[]).success();
     h.cmd(&["uninstall", "--harness", "zcode"]).success();
-    assert_eq!(h.read_config(), json!({"hooks": {"enabled": true}}));
+    assert!(
+        !h.config().exists(),
+        "install created it: uninstall removes it"
+    );
+    assert!(!h.path().join(".zcode/cli").exists());
+    // A file the user had keeps `hooks.enabled` and their keys.
+    h.write_config(&json!({"model": "m"}));
+    h.install(&[]).success();
+    h.cmd(&["uninstall"]).success();
+    assert_eq!(
+        h.read_config(),
+        json!({"model": "m", "hooks": {"enabled": true}})
+    );
     // Missing file: nothing to do, still success.
     let h2 = Home::new();
     h2.cmd(&["uninstall"]).success();

@@ -73,6 +73,9 @@ pub struct ClientConfig {
     pub timeout: Duration,
     /// Upper bound of establishing the connection.
     pub connect_timeout: Duration,
+    /// No call may run past this instant (a hook's whole budget); a call started after it
+    /// fails at once with a connect [`ClientError::Timeout`], like a server that never answers.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for ClientConfig {
@@ -86,6 +89,7 @@ impl Default for ClientConfig {
             user_agent: DEFAULT_USER_AGENT.to_owned(),
             timeout: Duration::from_secs(15),
             connect_timeout: Duration::from_secs(2),
+            deadline: None,
         }
     }
 }
@@ -102,6 +106,7 @@ impl std::fmt::Debug for ClientConfig {
             .field("user_agent", &self.user_agent)
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
+            .field("deadline", &self.deadline)
             .finish()
     }
 }
@@ -111,6 +116,7 @@ pub struct Client {
     http: reqwest::blocking::Client,
     base: String,
     timeout: Duration,
+    deadline: Option<Instant>,
 }
 
 impl std::fmt::Debug for Client {
@@ -167,10 +173,17 @@ impl Client {
         let ua = HeaderValue::from_str(&cfg.user_agent)
             .map_err(|_| ClientError::Config("user agent: value not allowed in a header".into()))?;
         headers.insert(USER_AGENT, ua);
+        let connect_timeout = match cfg.deadline {
+            Some(d) => cfg
+                .connect_timeout
+                .min(d.saturating_duration_since(Instant::now()))
+                .max(Duration::from_millis(1)),
+            None => cfg.connect_timeout,
+        };
         let http = reqwest::blocking::Client::builder()
             .default_headers(headers)
             .timeout(cfg.timeout)
-            .connect_timeout(cfg.connect_timeout)
+            .connect_timeout(connect_timeout)
             // Loopback servers are the norm; never route them through an environment proxy.
             .no_proxy()
             .build()
@@ -179,6 +192,7 @@ impl Client {
             http,
             base,
             timeout: cfg.timeout,
+            deadline: cfg.deadline,
         })
     }
 
@@ -246,6 +260,16 @@ impl Client {
         let mut req = match method {
             Method::Get => self.http.get(&url),
             Method::Post => self.http.post(&url),
+        };
+        let timeout = match self.deadline {
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                if left < Duration::from_millis(20) {
+                    return Err(ClientError::Timeout { url, connect: true });
+                }
+                Some(timeout.unwrap_or(self.timeout).min(left))
+            }
+            None => timeout,
         };
         if let Some(t) = timeout {
             req = req.timeout(t);
@@ -320,6 +344,7 @@ impl Client {
 
     /// Time left before `deadline`, capped by the configured timeout; `None` when it has passed.
     pub(crate) fn budget(&self, deadline: Instant) -> Option<Duration> {
+        let deadline = self.deadline.map_or(deadline, |d| d.min(deadline));
         let left = deadline.checked_duration_since(Instant::now())?;
         if left < Duration::from_millis(20) {
             return None;

@@ -386,6 +386,25 @@ pub fn current_bool(cfg: &Config, key: &str) -> Option<bool> {
     })
 }
 
+/// The current value of an integer key; `capture.max_length`'s "no limit" is `u64::MAX`.
+pub fn current_int(cfg: &Config, key: &str) -> Option<u64> {
+    let wide = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
+    Some(match key {
+        "recall.max_items" => u64::from(cfg.recall.max_items),
+        "recall.token_budget" => u64::from(cfg.recall.token_budget),
+        "recall.max_content_chars" => u64::from(cfg.recall.max_content_chars),
+        "capture.commit_token_threshold" => cfg.capture.commit_token_threshold,
+        "capture.max_length" => cfg.capture.max_length.map_or(u64::MAX, wide),
+        "profile.token_budget" => u64::from(cfg.profile.token_budget),
+        "hooks.max_output_bytes" => wide(cfg.hooks.max_output_bytes),
+        "network.timeout_ms" => cfg.network.timeout_ms,
+        "network.connect_timeout_ms" => cfg.network.connect_timeout_ms,
+        "network.backoff_ms" => cfg.network.backoff_ms,
+        "network.recall_budget_ms" => cfg.network.recall_budget_ms,
+        _ => return None,
+    })
+}
+
 fn as_u32(v: u64) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }

@@ -29,7 +29,10 @@
 //!   `account`, `user`, `mcp_url`, `server.*`, `mcp.*` set there are ignored, one warning each;
 //! * the switches `memory.enabled`, `recall.enabled`, `capture.enabled`, `profile.enabled` can
 //!   only be turned *off* there (a `true` over a machine-level `false` is ignored with a warning),
-//!   `bypass.session` only *on*, and `bypass.patterns` are added to the machine's, never replace.
+//!   `bypass.session` only *on*, and `bypass.patterns` are added to the machine's, never replace;
+//! * time budgets, output caps and limits can only be *lowered* there ([`trust`] has the rule of
+//!   every key), so a cloned repository cannot make a hook slower or louder;
+//! * only regular files of at most 1 MiB are read, without blocking ([`crate::regular_file`]).
 //!
 //! **Workspace slot** (the registry file name): the repository's normalised `origin` remote
 //! (`github.com-volcengine-openviking`) when the repository has one; else the repository root
@@ -42,6 +45,7 @@
 pub mod keys;
 pub mod peer;
 mod sources;
+pub mod trust;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -8,6 +8,20 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::regular_file;
+
+/// How much of a git config is read: `[remote "origin"]` sits near the top of any real one; a
+/// larger file is read only this far (a cloned repository controls its size).
+pub const GIT_CONFIG_READ_BYTES: u64 = 1 << 20;
+
+/// `.git` and `commondir` files hold one path.
+const POINTER_FILE_BYTES: u64 = 64 << 10;
+
+/// A small file as text; `None` when absent, irregular (FIFO, device) or too large.
+fn small_text(path: &Path, max: u64) -> Option<String> {
+    regular_file::read_text(path, max).ok().flatten()
+}
+
 /// A repository found above the cwd.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepoInfo {
@@ -42,8 +56,8 @@ impl RepoInfo {
     }
 
     fn from_git_dir(root: &Path, git_dir: &Path) -> RepoInfo {
-        let common_dir = match fs::read_to_string(git_dir.join("commondir")) {
-            Ok(text) => {
+        let common_dir = match small_text(&git_dir.join("commondir"), POINTER_FILE_BYTES) {
+            Some(text) => {
                 let p = PathBuf::from(text.trim());
                 if p.is_absolute() {
                     p
@@ -51,13 +65,15 @@ impl RepoInfo {
                     git_dir.join(p)
                 }
             }
-            Err(_) => git_dir.to_path_buf(),
+            None => git_dir.to_path_buf(),
         };
         let common_dir = fs::canonicalize(&common_dir).unwrap_or(common_dir);
-        let remote_id = fs::read_to_string(common_dir.join("config"))
-            .ok()
-            .and_then(|text| origin_url(&text))
-            .and_then(|url| normalize_remote_url(&url));
+        let remote_id =
+            regular_file::read_prefix(&common_dir.join("config"), GIT_CONFIG_READ_BYTES)
+                .ok()
+                .flatten()
+                .and_then(|bytes| origin_url(&String::from_utf8_lossy(&bytes)))
+                .and_then(|url| normalize_remote_url(&url));
         let main_root = if common_dir.file_name().is_some_and(|n| n == ".git") {
             common_dir.parent().map(Path::to_path_buf)
         } else {
@@ -87,7 +103,7 @@ impl RepoInfo {
 }
 
 fn read_gitdir_file(dot_git: &Path, root: &Path) -> Option<PathBuf> {
-    let text = fs::read_to_string(dot_git).ok()?;
+    let text = small_text(dot_git, POINTER_FILE_BYTES)?;
     let target = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("gitdir:"))?
@@ -142,7 +158,8 @@ pub fn origin_url(config: &str) -> Option<String> {
 /// `https://user:token@github.com/volcengine/OpenViking.git/` both give
 /// `github.com-volcengine-openviking`.
 pub fn normalize_remote_url(url: &str) -> Option<String> {
-    let url = url.trim();
+    let url = strip_userinfo(url.trim());
+    let url = url.as_str();
     let (host, path) = if let Some((_, rest)) = url.split_once("://") {
         let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
         let host = authority.rsplit('@').next().unwrap_or(authority);
@@ -164,6 +181,24 @@ pub fn normalize_remote_url(url: &str) -> Option<String> {
     parts.extend(path.split('/').map(segment).filter(|s| !s.is_empty()));
     let id = parts.join("-");
     (!id.is_empty()).then_some(id)
+}
+
+/// The remote without anything up to its last `@`, whatever the URL's shape: userinfo
+/// (`user:TOKEN@`) is a credential and never part of a peer id, even in a malformed remote
+/// (`user:TOKEN@host/path`, `https://user:to/ken@host/p`). The scheme is kept.
+fn strip_userinfo(url: &str) -> String {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((s, r)) => (Some(s), r),
+        None => (None, url),
+    };
+    let rest = match rest.rsplit_once('@') {
+        Some((_, host_and_path)) if !host_and_path.is_empty() => host_and_path,
+        _ => rest,
+    };
+    match scheme {
+        Some(s) => format!("{s}://{rest}"),
+        None => rest.to_owned(),
+    }
 }
 
 /// `[user@]host:path` with no `/` before the `:` (git's scp-like syntax).
@@ -266,5 +301,58 @@ mod tests {
             Some("gitlab.example.com-grp-sub-repo")
         );
         assert_eq!(normalize_remote_url(""), None);
+    }
+
+    #[rstest::rstest]
+    #[case::scp("git@github.com:volcengine/OpenViking.git")]
+    #[case::https("https://user:SECRETTOKEN@github.com/volcengine/OpenViking.git")]
+    #[case::no_scheme("user:SECRETTOKEN@github.com/volcengine/OpenViking")]
+    #[case::slash_in_token("https://user:SECRET/TOKEN@github.com/volcengine/OpenViking")]
+    #[case::two_ats("https://a@SECRETTOKEN@github.com/volcengine/openviking.git")]
+    #[case::ssh_port("ssh://SECRETTOKEN@github.com:22/volcengine/openviking")]
+    fn userinfo_never_reaches_the_peer(#[case] url: &str) {
+        let id = normalize_remote_url(url).expect("an id");
+        assert_eq!(id, "github.com-volcengine-openviking", "{url}");
+        assert!(!id.to_ascii_lowercase().contains("secret"), "{id}");
+    }
+
+    #[test]
+    fn a_huge_git_config_is_read_only_so_far() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let git = dir.path().join(".git");
+        std::fs::create_dir(&git).expect("mkdir");
+        let mut text = String::from("[core]\n");
+        let filler = "\t# padding padding padding padding padding padding padding padding\n";
+        while (text.len() as u64) < GIT_CONFIG_READ_BYTES + 4096 {
+            text.push_str(filler);
+        }
+        text.push_str("[remote \"origin\"]\n\turl = git@github.com:a/b.git\n");
+        std::fs::write(git.join("config"), &text).expect("write");
+        let info = RepoInfo::discover(dir.path()).expect("repo");
+        assert_eq!(
+            info.remote_id, None,
+            "the origin past the read bound was read"
+        );
+        std::fs::write(
+            git.join("config"),
+            "[remote \"origin\"]\n\turl = git@github.com:a/b.git\n",
+        )
+        .expect("write");
+        let info = RepoInfo::discover(dir.path()).expect("repo");
+        assert_eq!(info.remote_id.as_deref(), Some("github.com-a-b"));
+    }
+
+    #[test]
+    fn a_fifo_git_config_does_not_block() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().expect("tmp");
+        let git = dir.path().join(".git");
+        std::fs::create_dir(&git).expect("mkdir");
+        let cfg = git.join("config");
+        let c = std::ffi::CString::new(cfg.as_os_str().as_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let info = RepoInfo::discover(dir.path()).expect("repo");
+        assert_eq!(info.remote_id, None);
     }
 }

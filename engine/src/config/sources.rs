@@ -1,13 +1,12 @@
 //! Reading the sources and folding them, lowest precedence first, into a [`Config`].
 
-use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::keys::{self, Typed};
 use super::peer::{slot_for, workspace_peer_from_cwd, RepoInfo};
+use super::trust;
 use super::{
     Config, ConfigWarning, LoadContext, Loaded, PeerSource, Secret, ServerConfig, Source,
     SourceReport, SourceStatus, Workspace,
@@ -15,14 +14,6 @@ use super::{
 
 /// Files larger than this are not configuration: skipped with a warning.
 const MAX_FILE_BYTES: u64 = 1 << 20;
-
-/// The switches a repository file may only turn off.
-const OFF_ONLY: &[&str] = &[
-    "memory.enabled",
-    "recall.enabled",
-    "capture.enabled",
-    "profile.enabled",
-];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CredentialMode {
@@ -169,25 +160,11 @@ impl Loader<'_> {
 
     fn set(&mut self, source: &Source, raw_key: &str, key: &str, typed: Typed) {
         if source.is_repo() {
-            let current = keys::current_bool(&self.cfg, key);
-            if OFF_ONLY.contains(&key) && typed == Typed::Bool(true) && current == Some(false) {
+            if let Err(reason) = trust::check_repo_value(&self.cfg, key, &typed) {
                 self.warn(
                     source,
                     Some(raw_key),
-                    format!(
-                        "ignored {raw_key:?}: true: a repository's config can turn this off, \
-                         not back on"
-                    ),
-                );
-                return;
-            }
-            if key == "bypass.session" && typed == Typed::Bool(false) && current == Some(true) {
-                self.warn(
-                    source,
-                    Some(raw_key),
-                    format!(
-                        "ignored {raw_key:?}: false: a repository's config cannot lift a bypass"
-                    ),
+                    format!("ignored {raw_key:?}: {reason}"),
                 );
                 return;
             }
@@ -353,20 +330,20 @@ pub(super) fn load(ctx: &LoadContext) -> Loaded {
     loader.finish(repo, slot)
 }
 
-/// `Ok(None)` when the file does not exist; `Err` (one line) when it is unusable.
+/// `Ok(None)` when the file does not exist; `Err` (one line) when it is unusable. Only a regular
+/// file of at most [`MAX_FILE_BYTES`] is read, never blocking (a FIFO or a terminal is refused).
 fn read_object(path: &Path) -> Result<Option<Map<String, Value>>, String> {
-    let file = match fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    let text = match crate::regular_file::read_text(path, MAX_FILE_BYTES) {
+        Ok(None) => return Ok(None),
+        Ok(Some(t)) => t,
+        Err(crate::regular_file::RegularFileError::TooLarge { size, max, .. }) => {
+            return Err(format!("{size} bytes, larger than {max}"))
+        }
+        Err(crate::regular_file::RegularFileError::NotRegular { kind, .. }) => {
+            return Err(format!("not a regular file ({kind})"))
+        }
         Err(e) => return Err(format!("could not read: {e}")),
     };
-    let mut text = String::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("could not read: {e}"))?;
-    if text.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("larger than {MAX_FILE_BYTES} bytes"));
-    }
     if text.trim().is_empty() {
         return Ok(Some(Map::new()));
     }

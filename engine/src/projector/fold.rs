@@ -262,7 +262,8 @@ impl State {
                 if let Some(t) = turn {
                     self.touch_turn(t, at).prompts += 1;
                 }
-                let cleaned = crate::text::clean_injected(h.prompt.as_deref().unwrap_or(""));
+                let cleaned =
+                    crate::text::user_words(h.prompt.as_deref().unwrap_or("")).unwrap_or_default();
                 self.prev_prompt = self.last_prompt.take();
                 self.last_prompt = Some(PromptSeen {
                     turn_id: turn.map(str::to_string),

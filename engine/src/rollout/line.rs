@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::text;
+use crate::text::{self, UserText};
 
 /// What one `model_io` line of the main conversation says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -167,10 +167,15 @@ pub(crate) fn parse_line_with(
                     continue;
                 }
                 let Some(raw) = m.content else { continue };
-                let t = content_text(raw)?;
-                if !text::is_only_injected(&t) {
-                    prompt = Some(text::clean_injected(&t));
-                    break;
+                match text::classify_user(&content_text(raw)?) {
+                    UserText::Words(w) => {
+                        prompt = Some(w);
+                        break;
+                    }
+                    // The turn began with a message the user did not write: it has no
+                    // prompt, and an earlier user message belongs to an earlier turn.
+                    UserText::Synthetic => break,
+                    UserText::Injected => {}
                 }
             }
         }

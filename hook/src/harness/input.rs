@@ -38,24 +38,211 @@ pub struct HookInput {
     pub malformed: Option<String>,
 }
 
-/// Reads stdin up to [`MAX_PAYLOAD`] bytes, draining the rest. Returns the bytes
-/// and whether the payload was cut.
-pub fn read_stdin() -> (Vec<u8>, bool) {
-    use std::io::Read;
-    let mut buf = Vec::with_capacity(4096);
-    let stdin = std::io::stdin();
-    let mut lock = stdin.lock();
-    let limit = u64::try_from(MAX_PAYLOAD).unwrap_or(u64::MAX);
-    if lock.by_ref().take(limit).read_to_end(&mut buf).is_err() {
-        return (buf, false);
-    }
-    let mut sink = [0u8; 8192];
-    let mut truncated = false;
-    while let Ok(n) = lock.read(&mut sink) {
-        if n == 0 {
-            break;
+/// What [`read_stdin`] got.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StdinPayload {
+    /// The bytes: one complete JSON value when one arrived, else everything read.
+    pub bytes: Vec<u8>,
+    /// More than [`MAX_PAYLOAD`] bytes were offered; `bytes` is the head.
+    pub truncated: bool,
+    /// stdin was neither closed nor holding a complete JSON value at the deadline.
+    pub open_at_deadline: bool,
+}
+
+/// Reads the payload from stdin, never waiting past `deadline`.
+///
+/// Reading stops at the first of: end of file; a complete JSON object or array (ZCode may
+/// leave stdin open after writing it); input that cannot start one (`/dev/zero`); more than
+/// [`MAX_PAYLOAD`] bytes; the deadline. stdin is polled, never switched to non-blocking mode
+/// (its open file description may be shared with the agent or a terminal).
+pub fn read_stdin(deadline: std::time::Instant) -> StdinPayload {
+    read_fd(0, deadline)
+}
+
+fn read_fd(fd: libc::c_int, deadline: std::time::Instant) -> StdinPayload {
+    let mut out = StdinPayload::default();
+    let mut scan = JsonEnd::default();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            out.open_at_deadline = true;
+            return out;
         }
-        truncated = true;
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(left.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
+        // SAFETY: one valid pollfd for the duration of the call.
+        let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if ready < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return out;
+        }
+        if ready == 0 {
+            continue; // the loop head sees the deadline
+        }
+        if pfd.revents & libc::POLLNVAL != 0 {
+            return out;
+        }
+        // SAFETY: `chunk` is a live buffer of `chunk.len()` bytes.
+        let n = unsafe { libc::read(fd, chunk.as_mut_ptr().cast(), chunk.len()) };
+        if n < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return out;
+        }
+        let n = usize::try_from(n).unwrap_or(0);
+        if n == 0 {
+            return out; // end of file
+        }
+        let got = chunk.get(..n).unwrap_or_default();
+        match scan.feed(got) {
+            Scan::More => {}
+            Scan::EndsAt(i) => {
+                out.bytes.extend_from_slice(got.get(..i).unwrap_or(got));
+                return out;
+            }
+            Scan::NotJson => {
+                out.bytes.extend_from_slice(got);
+                return out;
+            }
+        }
+        let room = MAX_PAYLOAD.saturating_sub(out.bytes.len());
+        if got.len() > room {
+            out.bytes
+                .extend_from_slice(got.get(..room).unwrap_or_default());
+            out.truncated = true;
+            return out;
+        }
+        out.bytes.extend_from_slice(got);
     }
-    (buf, truncated)
+}
+
+/// Where a JSON object or array read in pieces ends.
+#[derive(Debug, Default)]
+struct JsonEnd {
+    started: bool,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Scan {
+    /// Not complete yet.
+    More,
+    /// Complete: the value ends before this index of the piece just fed.
+    EndsAt(usize),
+    /// The input cannot start an object or an array.
+    NotJson,
+}
+
+impl JsonEnd {
+    fn feed(&mut self, piece: &[u8]) -> Scan {
+        for (i, &b) in piece.iter().enumerate() {
+            if !self.started {
+                match b {
+                    b' ' | b'\t' | b'\n' | b'\r' => continue,
+                    0xEF | 0xBB | 0xBF => continue, // a UTF-8 byte order mark
+                    b'{' | b'[' => {
+                        self.started = true;
+                        self.depth = 1;
+                        continue;
+                    }
+                    _ => return Scan::NotJson,
+                }
+            }
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        return Scan::EndsAt(i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Scan::More
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn scan_all(text: &[u8], piece: usize) -> Scan {
+        let mut s = JsonEnd::default();
+        let mut offset = 0;
+        for p in text.chunks(piece) {
+            match s.feed(p) {
+                Scan::More => offset += p.len(),
+                Scan::EndsAt(i) => return Scan::EndsAt(offset + i),
+                Scan::NotJson => return Scan::NotJson,
+            }
+        }
+        Scan::More
+    }
+
+    #[test]
+    fn a_json_value_ends_where_it_closes_whatever_the_pieces() {
+        let v = br#" {"a":"}{\"]","b":[1,{"c":"\\"}]} {"next":1}"#;
+        let whole = br#" {"a":"}{\"]","b":[1,{"c":"\\"}]}"#.len();
+        for piece in [1, 2, 3, 7, 100] {
+            assert_eq!(scan_all(v, piece), Scan::EndsAt(whole), "piece {piece}");
+        }
+        assert_eq!(scan_all(br#"{"a":"#, 3), Scan::More);
+        assert_eq!(scan_all(b"\0\0\0", 3), Scan::NotJson);
+        assert_eq!(scan_all(b"  true", 3), Scan::NotJson);
+    }
+
+    fn pipe() -> (libc::c_int, libc::c_int) {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe fills two descriptors.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        (fds[0], fds[1])
+    }
+
+    fn write_all(fd: libc::c_int, b: &[u8]) {
+        // SAFETY: a live buffer and its length.
+        let n = unsafe { libc::write(fd, b.as_ptr().cast(), b.len()) };
+        assert_eq!(usize::try_from(n).ok(), Some(b.len()));
+    }
+
+    #[test]
+    fn an_open_pipe_is_read_until_the_value_or_the_deadline() {
+        let (r, w) = pipe();
+        write_all(w, br#"{"sessionId":"s"}"#);
+        let got = read_fd(r, Instant::now() + Duration::from_secs(30));
+        assert_eq!(got.bytes, br#"{"sessionId":"s"}"#);
+        assert!(!got.open_at_deadline);
+
+        write_all(w, br#"{"sessionId":"#);
+        let got = read_fd(r, Instant::now() + Duration::from_millis(50));
+        assert_eq!(got.bytes, br#"{"sessionId":"#);
+        assert!(got.open_at_deadline);
+        // SAFETY: closing our own descriptors.
+        unsafe {
+            libc::close(w);
+            libc::close(r);
+        }
+    }
 }

@@ -5,6 +5,7 @@
 //! one canonical JSON line or nothing, and the process exits 0 on every path,
 //! panics included (they are caught and logged, never printed).
 
+pub mod budget;
 pub mod pre_tool_use;
 mod prompt;
 mod session_start;
@@ -19,6 +20,7 @@ use ov_engine::store::SessionStore;
 use ov_journal::Durability;
 
 use crate::harness::{self, Harness, HookEvent, HookInput};
+use budget::Budget;
 
 /// What every hook knows about its invocation.
 pub struct Invocation {
@@ -32,13 +34,22 @@ pub struct Invocation {
     pub cwd: String,
     /// The state root.
     pub root: PathBuf,
+    /// The deadline of this whole invocation.
+    pub budget: Budget,
 }
 
 impl Invocation {
-    fn read() -> Invocation {
+    fn read(budget: Budget) -> Invocation {
         let harness = harness::current();
-        let (raw, truncated) = harness::input::read_stdin();
-        let input = harness.parse(&raw, truncated);
+        let got = harness::input::read_stdin(budget.stdin_deadline());
+        let mut input = harness.parse(&got.bytes, got.truncated);
+        if got.open_at_deadline {
+            let note = "stdin still open at the read deadline";
+            input.malformed = Some(match input.malformed.take() {
+                Some(m) => format!("{m}; {note}"),
+                None => note.to_owned(),
+            });
+        }
         let cwd = input.cwd.clone().unwrap_or_else(|| {
             std::env::current_dir()
                 .map(|p| p.display().to_string())
@@ -55,6 +66,63 @@ impl Invocation {
             session_id,
             cwd,
             root: ov_engine::paths::state_root(),
+            budget,
+        }
+    }
+
+    /// The client for this invocation's network work, bounded by its budget. `None` on the
+    /// embedded default, and while the server is backing off: this session's window or the
+    /// one every session shares ([`ov_engine::backoff`]).
+    pub fn client(
+        &self,
+        cfg: &ov_engine::config::Config,
+        state: &ov_engine::projector::State,
+    ) -> Option<ov_engine::client::Client> {
+        let url = &cfg.server.as_ref()?.url;
+        let now = ov_engine::store::now_ms();
+        if state.backing_off(now) || ov_engine::backoff::active(&self.root, url, now) {
+            return None;
+        }
+        let deadline = self.budget.network_deadline();
+        ov_engine::remote::client_until(cfg, Some(deadline))?.ok()
+    }
+
+    /// The server answered: the shared back-off, if any, is over.
+    pub fn server_answered(&self, cfg: &ov_engine::config::Config) {
+        if let Some(s) = &cfg.server {
+            ov_engine::backoff::clear(&self.root, &s.url);
+        }
+    }
+
+    /// Journals that the server could not be reached in time (a network-level failure or a
+    /// timeout; an HTTP error means it answered), starting the back-off window of this
+    /// session and of every other.
+    pub fn note_unreachable(
+        &self,
+        store: &SessionStore,
+        e: &ov_engine::client::ClientError,
+        cfg: &ov_engine::config::Config,
+    ) {
+        if !(e.is_unreachable() || e.status() == 0) {
+            self.server_answered(cfg);
+            return;
+        }
+        journal(
+            store,
+            Event::ServerUnreachable {
+                error: e.to_string(),
+                retry_after_ms: cfg.network.backoff_ms,
+            },
+            Durability::Buffered,
+        );
+        if let Some(s) = &cfg.server {
+            ov_engine::backoff::start(
+                &self.root,
+                &s.url,
+                ov_engine::store::now_ms(),
+                cfg.network.backoff_ms,
+                &e.to_string(),
+            );
         }
     }
 
@@ -122,25 +190,6 @@ pub fn journal(store: &SessionStore, event: Event, durability: Durability) -> bo
     }
 }
 
-/// Journals that the server could not be reached (network-level failures
-/// only; an HTTP error means it answered), starting the back-off window.
-pub fn note_unreachable(
-    store: &SessionStore,
-    e: &ov_engine::client::ClientError,
-    cfg: &ov_engine::config::Config,
-) {
-    if e.is_unreachable() || e.status() == 0 {
-        journal(
-            store,
-            Event::ServerUnreachable {
-                error: e.to_string(),
-                retry_after_ms: cfg.network.backoff_ms,
-            },
-            Durability::Buffered,
-        );
-    }
-}
-
 /// Loads the configuration for a working directory (cheap: a few small files).
 pub fn load_config(cwd: &str) -> ov_engine::config::Config {
     let ctx = ov_engine::config::LoadContext::from_process(Some(Path::new(cwd)));
@@ -167,7 +216,7 @@ pub fn run_guarded(event: HookEvent) {
 }
 
 fn run(event: HookEvent) -> Option<String> {
-    let inv = Invocation::read();
+    let inv = Invocation::read(Budget::start(event));
     match event {
         HookEvent::PreToolUse => tool_use::handle(&inv),
         HookEvent::SessionStart => session_start::handle(&inv),

@@ -26,10 +26,8 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     if state.last_prompt_is_duplicate() {
         return None;
     }
-    let prompt = ov_engine::text::clean_injected(inv.input.prompt.as_deref()?);
-    if prompt.is_empty() {
-        return None;
-    }
+    // Only the user's own words are a recall query: wrappers hold URLs and paths.
+    let prompt = ov_engine::text::user_words(inv.input.prompt.as_deref()?)?;
     let hash = xxhash_rust::xxh3::xxh3_64(prompt.as_bytes());
     let max = inv.output_cap(&cfg);
     if let Some(cached) = state.cached_recall(hash) {
@@ -51,11 +49,9 @@ pub fn handle(inv: &Invocation) -> Option<String> {
             .context_output(HookEvent::UserPromptSubmit, &block?, max);
     }
     let now = ov_engine::store::now_ms();
-    if state.backing_off(now) {
-        return None;
-    }
-    let client = ov_engine::remote::client_for(&cfg)?.ok()?;
-    let mut req = ov_engine::client::RecallRequest::new(prompt, cfg.network.recall_budget());
+    let client = inv.client(&cfg, &state)?;
+    let budget = cfg.network.recall_budget().min(inv.budget.network_left());
+    let mut req = ov_engine::client::RecallRequest::new(prompt, budget);
     req.session_id = Some(inv.harness.remote_session_id(&inv.session_id));
     req.limit = Some(cfg.recall.max_items as usize);
     req.score_threshold = cfg.recall.score_threshold;
@@ -69,6 +65,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     req.max_bytes = max.saturating_sub(256);
     match client.recall(&req) {
         Ok(outcome) => {
+            inv.server_answered(&cfg);
             journal(
                 &store,
                 Event::RecallServed {
@@ -85,7 +82,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
                 .context_output(HookEvent::UserPromptSubmit, &outcome.block?, max)
         }
         Err(e) => {
-            super::note_unreachable(&store, &e, &cfg);
+            inv.note_unreachable(&store, &e, &cfg);
             log::warn!("recall: {e}");
             None
         }

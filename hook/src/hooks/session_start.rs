@@ -25,10 +25,10 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         return None;
     }
     crate::detach::spawn_self(&["drain", "--quiet"]);
-    if !cfg.profile.enabled || state.backing_off(ov_engine::store::now_ms()) {
+    if !cfg.profile.enabled {
         return None;
     }
-    let client = ov_engine::remote::client_for(&cfg)?.ok()?;
+    let client = inv.client(&cfg, &state)?;
     let max = inv.output_cap(&cfg);
     let req = ov_engine::client::ProfileRequest {
         token_budget: cfg.profile.token_budget as usize,
@@ -36,13 +36,14 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     };
     match client.profile(&req) {
         Ok(block) => {
+            inv.server_answered(&cfg);
             let bytes = block.as_ref().map_or(0, |b| b.len() as u64);
             journal(&store, Event::ProfileServed { bytes }, Durability::Buffered);
             inv.harness
                 .context_output(HookEvent::SessionStart, &block?, max)
         }
         Err(e) => {
-            super::note_unreachable(&store, &e, &cfg);
+            inv.note_unreachable(&store, &e, &cfg);
             log::warn!("profile: {e}");
             None
         }

@@ -1,13 +1,15 @@
 //! PreToolUse: deny `viking://` paths for Read/Glob/Grep, journaled.
 //!
-//! The hot path: no configuration, no HTTP client, no fold; one buffered append.
+//! The hot path: no configuration of ours, no HTTP client, no fold; one buffered append. The
+//! harness's own output cap (ZCode's `hooks.maxOutputBytes`) is honoured: a denial that would
+//! not fit is not printed (the harness would drop it anyway).
 
 use ov_engine::event::{Event, HookKind};
 use ov_journal::Durability;
 
 use super::{journal, pre_tool_use, Invocation};
 
-/// ZCode's default output cap; a deny reason is far below it.
+/// ZCode's default output cap, when its configuration sets none.
 const DEFAULT_MAX_OUTPUT: usize = 32768;
 
 /// Handles a PreToolUse; returns the deny line, if any.
@@ -21,5 +23,10 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         received.denied_uri = denial.as_ref().map(|d| d.uri.clone());
         journal(&store, Event::HookReceived(received), Durability::Buffered);
     }
-    inv.harness.deny_output(&denial?.reason, DEFAULT_MAX_OUTPUT)
+    let denial = denial?;
+    let cap = inv
+        .harness
+        .output_cap(&ov_engine::paths::home_dir())
+        .map_or(DEFAULT_MAX_OUTPUT, |c| c.min(DEFAULT_MAX_OUTPUT));
+    inv.harness.deny_output(&denial.reason, cap)
 }

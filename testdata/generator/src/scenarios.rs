@@ -184,6 +184,50 @@ pub fn committed() -> Vec<SessionSpec> {
     }
     out.push(session("repeated_private", 6, r));
 
+    // What is not the user's words: a background task's notification starts a turn
+    // with no user message (its answer is kept), desktop wrappers around the typed text
+    // (URLs never leave), an image attachment (its local path never leaves).
+    let mut words = vec![
+        TurnSpec::with_tools(
+            Text::plain("Run the whole test suite in the background and tell me when done."),
+            1,
+            true,
+            Text::plain("Started the test suite as a background task."),
+        ),
+        TurnSpec::simple(
+            Text::task_notification("bg_7f3a", "412 passed, 0 failed"),
+            Text::plain("The background test run finished: 412 passed, 0 failed."),
+        ),
+        TurnSpec::with_tools(
+            Text::desktop_browser(
+                "https://intranet.example.com/admin?token=abc123",
+                "make the header blue",
+            ),
+            1,
+            false,
+            Text::plain("The header is blue now."),
+        ),
+        TurnSpec::simple(
+            Text::execution_target("10.0.0.5", "restart the service"),
+            Text::plain("Restarted the service on the remote host."),
+        ),
+        TurnSpec::simple(
+            Text::plain("What is wrong in this screenshot?"),
+            Text::plain("The button overlaps the title."),
+        ),
+        TurnSpec::simple(
+            Text::task_notification("bg_9c21", "lint clean"),
+            Text::plain("The lint task finished cleanly."),
+        ),
+    ];
+    if let Some(t) = words.get_mut(3) {
+        t.blocks = true;
+    }
+    if let Some(t) = words.get_mut(4) {
+        t.image = Some("/Users/ann/Desktop/Screen Shot 2026-07-03 at 10.12.01.png".to_owned());
+    }
+    out.push(session("user_words", 9, words));
+
     // A partial last line: ZCode is still writing the final answer of the last turn.
     let mut p = session(
         "partial_last_line",

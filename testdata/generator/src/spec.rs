@@ -85,6 +85,40 @@ impl Text {
     }
 }
 
+impl Text {
+    /// A background task's result fed back as a user message: never the user's words.
+    pub fn task_notification(task_id: &str, result: &str) -> Text {
+        Text {
+            raw: format!(
+                "<task-notification>\n<task-id>{task_id}</task-id>\n<status>completed</status>\n<summary>Background task finished</summary>\n<result>{result}</result>\n</task-notification>\nRead the output file to retrieve the result: /tmp/zcode/tasks/{task_id}.output"
+            ),
+            clean: String::new(),
+        }
+    }
+
+    /// What the desktop app sends when the in-app browser is open: the page (URL
+    /// included) in a wrapper, then the typed text under a heading. Only `typed` is
+    /// the user's words.
+    pub fn desktop_browser(url: &str, typed: &str) -> Text {
+        Text {
+            raw: format!(
+                "<in-app-browser-context source=\"ambient-ui-state\">\n- Current URL: {url}\n- Page title: Dashboard\n- Selected element: <button class=\"save\">Save</button>\n</in-app-browser-context>\n\n## My request for ZCode:\n{typed}"
+            ),
+            clean: typed.trim().to_owned(),
+        }
+    }
+
+    /// What the desktop app sends when the task runs on another target (a remote host).
+    pub fn execution_target(host: &str, typed: &str) -> Text {
+        Text {
+            raw: format!(
+                "<execution-target-context kind=\"ssh\" host=\"{host}\">\n- Working directory: /srv/app\n- Connection: ssh://deploy@{host}:22\n</execution-target-context>\n\n## My request for ZCode:\n{typed}"
+            ),
+            clean: typed.trim().to_owned(),
+        }
+    }
+}
+
 /// How a model call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Finish {
@@ -148,6 +182,10 @@ pub struct TurnSpec {
     pub calls: Vec<CallSpec>,
     /// Window of the lines.
     pub window: Window,
+    /// An image attached to the prompt: its local path. The user message is then an
+    /// `image` block, a `[Image: source: <path>]` text block and the prompt's text
+    /// block; a capture sends `[image]` in place of the path.
+    pub image: Option<String>,
 }
 
 /// One session.
@@ -189,6 +227,7 @@ impl TurnSpec {
             blocks: false,
             calls: vec![CallSpec::stop(answer)],
             window: Window::Full,
+            image: None,
         }
     }
 
@@ -220,7 +259,21 @@ impl TurnSpec {
             blocks: false,
             calls,
             window: Window::Full,
+            image: None,
         }
+    }
+}
+
+impl TurnSpec {
+    /// The turn's user message as a correct capture sends it: the image placeholder and
+    /// the prompt's clean text; `None` when the turn has no user words.
+    pub fn user_words(&self) -> Option<String> {
+        let text = match &self.image {
+            Some(_) if self.prompt.clean.is_empty() => "[image]".to_owned(),
+            Some(_) => format!("[image]\n{}", self.prompt.clean),
+            None => self.prompt.clean.clone(),
+        };
+        (!text.is_empty()).then_some(text)
     }
 }
 
@@ -311,12 +364,14 @@ impl SessionSpec {
                 continue; // still running: nothing is captured yet
             }
             let id = turn_ids.get(t).cloned();
-            if turn.window != Window::TailWithoutPrompt && !turn.prompt.clean.is_empty() {
-                out.push(ExpectedMessage {
-                    turn_id: id.clone(),
-                    role: "user",
-                    content: turn.prompt.clean.clone(),
-                });
+            if turn.window != Window::TailWithoutPrompt {
+                if let Some(content) = turn.user_words() {
+                    out.push(ExpectedMessage {
+                        turn_id: id.clone(),
+                        role: "user",
+                        content,
+                    });
+                }
             }
             let final_text = calls
                 .iter()

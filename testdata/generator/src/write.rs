@@ -323,7 +323,12 @@ fn reminder(what: &str) -> Value {
 }
 
 fn user_message(turn: &TurnSpec) -> Value {
-    if turn.blocks {
+    if let Some(path) = &turn.image {
+        json!({"role": "user", "content": [
+            {"type": "image", "image": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==", "mediaType": "image/png"},
+            {"type": "text", "text": format!("[Image: source: {path}]")},
+            {"type": "text", "text": turn.prompt.raw}]})
+    } else if turn.blocks {
         json!({"role": "user", "content": [{"type": "text", "text": turn.prompt.raw}]})
     } else {
         json!({"role": "user", "content": turn.prompt.raw})

@@ -1,4 +1,5 @@
-//! ZCode's `~/.zcode/cli/config.json`: read, validate, merge our entries, remove ours.
+//! ZCode's `config.json` (`~/.zcode/cli/config.json`, a repository's `.zcode/config.json`): read,
+//! validate, merge our entries, remove ours.
 //!
 //! # Context
 //!
@@ -34,6 +35,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 use serde_json::{json, Map, Value};
+
+use crate::install::json_doc::object_at;
 
 /// The event keys ZCode accepts under `hooks.events`.
 pub const VALID_EVENTS: [&str; 7] = [
@@ -138,53 +141,9 @@ impl ConfigFile {
     }
 
     fn parse(bytes: &[u8]) -> anyhow::Result<Map<String, Value>> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(Map::new());
-        }
-        let value: Value = serde_json::from_slice(bytes).context("malformed JSON")?;
-        let Value::Object(root) = value else {
-            bail!("the top level is not a JSON object");
-        };
-        if let Some(hooks) = root.get("hooks") {
-            let Value::Object(hooks) = hooks else {
-                bail!("\"hooks\" is not an object");
-            };
-            if let Some(events) = hooks.get("events") {
-                let Value::Object(events) = events else {
-                    bail!("\"hooks.events\" is not an object");
-                };
-                for (name, groups) in events {
-                    let Value::Array(groups) = groups else {
-                        bail!("\"hooks.events.{name}\" is not a list");
-                    };
-                    if groups.iter().any(|g| !g.is_object()) {
-                        bail!("\"hooks.events.{name}\" holds a group that is not an object");
-                    }
-                }
-            }
-        }
-        if let Some(mcp) = root.get("mcp") {
-            let Value::Object(mcp) = mcp else {
-                bail!("\"mcp\" is not an object");
-            };
-            if mcp.get("servers").is_some_and(|s| !s.is_object()) {
-                bail!("\"mcp.servers\" is not an object");
-            }
-        }
+        let root = crate::install::json_doc::parse_object(bytes)?;
+        validate(&root)?;
         Ok(root)
-    }
-
-    /// The file as it would be written: pretty JSON and a final newline.
-    pub fn render(&self) -> Vec<u8> {
-        let mut out = serde_json::to_vec_pretty(&Value::Object(self.root.clone()))
-            .unwrap_or_else(|_| b"{}".to_vec());
-        out.push(b'\n');
-        out
-    }
-
-    /// True when [`render`](Self::render) differs from what was read.
-    pub fn changed(&self) -> bool {
-        self.original.as_deref() != Some(self.render().as_slice())
     }
 
     fn events(&self) -> Option<&Map<String, Value>> {
@@ -252,113 +211,178 @@ impl ConfigFile {
     pub fn mcp_entry(&self) -> Option<&Value> {
         self.root.get("mcp")?.get("servers")?.get(MCP_NAME)
     }
+}
 
-    /// Installs our hooks and MCP server for the binary at `exe`. Returns notes for the user
-    /// (e.g. a foreign `openviking` MCP server left in place).
-    pub fn merge_ours(&mut self, exe: &Path) -> Vec<String> {
-        let mut notes = Vec::new();
-        let exe_str = exe.to_string_lossy().into_owned();
-        let hooks = object_at(&mut self.root, "hooks");
-        hooks.insert("enabled".into(), Value::Bool(true));
-        let events = object_at(hooks, "events");
-        for (event, sub, matcher, timeout_ms, status) in OUR_HOOKS {
-            let mut group = Map::new();
-            if let Some(m) = matcher {
-                group.insert("matcher".into(), Value::String(m.into()));
-            }
-            group.insert(
-                "hooks".into(),
-                json!([{
-                    "type": "process",
-                    "command": exe_str,
-                    "args": [sub],
-                    "timeoutMs": timeout_ms,
-                    "statusMessage": status,
-                }]),
-            );
-            let groups = events
-                .entry(event)
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if !groups.is_array() {
-                *groups = Value::Array(Vec::new());
-            }
-            if let Value::Array(list) = groups {
-                let at = remove_ours_from_groups(list).unwrap_or(list.len());
-                list.insert(at.min(list.len()), Value::Object(group));
+/// Checks the shape ZCode requires of the parts we touch.
+pub fn validate(root: &Map<String, Value>) -> anyhow::Result<()> {
+    if let Some(hooks) = root.get("hooks") {
+        let Value::Object(hooks) = hooks else {
+            bail!("\"hooks\" is not an object");
+        };
+        if let Some(events) = hooks.get("events") {
+            let Value::Object(events) = events else {
+                bail!("\"hooks.events\" is not an object");
+            };
+            for (name, groups) in events {
+                let Value::Array(groups) = groups else {
+                    bail!("\"hooks.events.{name}\" is not a list");
+                };
+                if groups.iter().any(|g| !g.is_object()) {
+                    bail!("\"hooks.events.{name}\" holds a group that is not an object");
+                }
             }
         }
-
-        let mcp = object_at(&mut self.root, "mcp");
-        let servers = object_at(mcp, "servers");
-        let entry = json!({
-            "command": exe_str,
-            "args": ["mcp"],
-            "enabled": true,
-            "timeoutMs": 30000,
-            "env": { "OPENVIKING_INTEGRATION_ID": INTEGRATION_ID },
-        });
-        match servers.get_mut(MCP_NAME) {
-            Some(existing) if !mentions_integration(existing) => notes.push(format!(
-                "mcp.servers.{MCP_NAME} exists and is not ovhook's: left as is (remove it and \
-                 re-run to use ovhook's MCP proxy)"
-            )),
-            Some(existing) => *existing = entry,
-            None => {
-                servers.insert(MCP_NAME.into(), entry);
-            }
-        }
-        notes
     }
+    if let Some(mcp) = root.get("mcp") {
+        let Value::Object(mcp) = mcp else {
+            bail!("\"mcp\" is not an object");
+        };
+        if mcp.get("servers").is_some_and(|s| !s.is_object()) {
+            bail!("\"mcp.servers\" is not an object");
+        }
+    }
+    Ok(())
+}
 
-    /// Removes our hook entries, the Node plugin's, our MCP server, and the containers this
-    /// leaves empty. Returns how many entries were removed.
-    pub fn remove_ours(&mut self) -> usize {
-        let mut removed = 0;
-        if let Some(Value::Object(hooks)) = self.root.get_mut("hooks") {
-            if let Some(Value::Object(events)) = hooks.get_mut("events") {
-                for groups in events.values_mut() {
-                    if let Value::Array(list) = groups {
-                        let before = count_entries(list);
-                        remove_ours_from_groups(list);
-                        removed += before - count_entries(list);
-                    }
-                }
-                events.retain(|_, g| !matches!(g, Value::Array(l) if l.is_empty()));
-                if events.is_empty() {
-                    hooks.remove("events");
-                }
-            }
+/// Puts our four hooks for the binary at `exe` into `root` (and `hooks.enabled: true`), each
+/// where the first of ours (or the Node plugin's) was, else at the end of its event's list.
+pub fn merge_hooks(root: &mut Map<String, Value>, exe: &Path) {
+    let exe_str = exe.to_string_lossy().into_owned();
+    let hooks = object_at(root, "hooks");
+    hooks.insert("enabled".into(), Value::Bool(true));
+    let events = object_at(hooks, "events");
+    for (event, sub, matcher, timeout_ms, status) in OUR_HOOKS {
+        let mut group = Map::new();
+        if let Some(m) = matcher {
+            group.insert("matcher".into(), Value::String(m.into()));
         }
-        if let Some(Value::Object(mcp)) = self.root.get_mut("mcp") {
-            if let Some(Value::Object(servers)) = mcp.get_mut("servers") {
-                if servers.get(MCP_NAME).is_some_and(mentions_integration) {
-                    servers.remove(MCP_NAME);
-                    removed += 1;
-                }
-                if servers.is_empty() {
-                    mcp.remove("servers");
-                }
-            }
-            if mcp.is_empty() {
-                self.root.remove("mcp");
-            }
+        group.insert(
+            "hooks".into(),
+            json!([{
+                "type": "process",
+                "command": exe_str,
+                "args": [sub],
+                "timeoutMs": timeout_ms,
+                "statusMessage": status,
+            }]),
+        );
+        let groups = events
+            .entry(event)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if !groups.is_array() {
+            *groups = Value::Array(Vec::new());
         }
-        removed
+        if let Value::Array(list) = groups {
+            let at = remove_ours_from_groups(list).unwrap_or(list.len());
+            list.insert(at.min(list.len()), Value::Object(group));
+        }
     }
 }
 
-/// `parent[key]` as an object, created (or replaced, if not an object) as needed.
-fn object_at<'a>(parent: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
-    let slot = parent
-        .entry(key)
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !slot.is_object() {
-        *slot = Value::Object(Map::new());
+/// Puts our MCP server (`mcp.servers.openviking` running `exe mcp`) into `root`. A foreign
+/// server of that name is left in place, with a note for the user.
+pub fn merge_mcp(root: &mut Map<String, Value>, exe: &Path) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mcp = object_at(root, "mcp");
+    let servers = object_at(mcp, "servers");
+    let entry = json!({
+        "command": exe.to_string_lossy(),
+        "args": ["mcp"],
+        "enabled": true,
+        "timeoutMs": 30000,
+        "env": { "OPENVIKING_INTEGRATION_ID": INTEGRATION_ID },
+    });
+    match servers.get_mut(MCP_NAME) {
+        Some(existing) if !mentions_integration(existing) => notes.push(format!(
+            "mcp.servers.{MCP_NAME} exists and is not ovhook's: left as is (remove it and \
+             re-run to use ovhook's MCP proxy)"
+        )),
+        Some(existing) => *existing = entry,
+        None => {
+            servers.insert(MCP_NAME.into(), entry);
+        }
     }
-    match slot {
-        Value::Object(m) => m,
-        _ => unreachable!("just made an object"),
+    notes
+}
+
+/// Removes our hook entries and the Node plugin's, and the containers this leaves empty
+/// (`hooks.enabled` stays). Returns how many entries were removed.
+pub fn remove_hooks(root: &mut Map<String, Value>) -> usize {
+    let mut removed = 0;
+    if let Some(Value::Object(hooks)) = root.get_mut("hooks") {
+        if let Some(Value::Object(events)) = hooks.get_mut("events") {
+            for groups in events.values_mut() {
+                if let Value::Array(list) = groups {
+                    let before = count_entries(list);
+                    remove_ours_from_groups(list);
+                    removed += before - count_entries(list);
+                }
+            }
+            events.retain(|_, g| !matches!(g, Value::Array(l) if l.is_empty()));
+            if events.is_empty() {
+                hooks.remove("events");
+            }
+        }
     }
+    removed
+}
+
+/// Removes our MCP server and the containers this leaves empty. Returns 1 if it was there.
+pub fn remove_mcp(root: &mut Map<String, Value>) -> usize {
+    let mut removed = 0;
+    if let Some(Value::Object(mcp)) = root.get_mut("mcp") {
+        if let Some(Value::Object(servers)) = mcp.get_mut("servers") {
+            if servers.get(MCP_NAME).is_some_and(mentions_integration) {
+                servers.remove(MCP_NAME);
+                removed += 1;
+            }
+            if servers.is_empty() {
+                mcp.remove("servers");
+            }
+        }
+        if mcp.is_empty() {
+            root.remove("mcp");
+        }
+    }
+    removed
+}
+
+/// The `command` of every hook entry of ours and of our MCP server.
+pub fn our_commands(root: &Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(events) = root
+        .get("hooks")
+        .and_then(|h| h.get("events"))
+        .and_then(Value::as_object)
+    {
+        for groups in events.values().filter_map(Value::as_array) {
+            for group in groups {
+                for e in group
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if is_ours(e) {
+                        if let Some(c) = e.get("command").and_then(Value::as_str) {
+                            out.push(c.to_owned());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let Some(server) = root
+        .get("mcp")
+        .and_then(|m| m.get("servers"))
+        .and_then(|s| s.get(MCP_NAME))
+        .filter(|s| mentions_integration(s))
+    {
+        if let Some(c) = server.get("command").and_then(Value::as_str) {
+            out.push(c.to_owned());
+        }
+    }
+    out
 }
 
 fn count_entries(groups: &[Value]) -> usize {
@@ -429,6 +453,7 @@ pub fn is_node_plugin(entry: &Value) -> bool {
             && NODE_SCRIPTS.iter().any(|s| text.contains(s)))
 }
 
-fn mentions_integration(v: &Value) -> bool {
+/// True for a server entry carrying our integration marker.
+pub fn mentions_integration(v: &Value) -> bool {
     v.to_string().contains(INTEGRATION_ID)
 }

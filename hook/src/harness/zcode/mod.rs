@@ -1,5 +1,7 @@
 //! ZCode: hook payloads, hook output, `~/.zcode/cli/config.json`.
 pub mod config_file;
+pub mod install_target;
+pub mod installed;
 pub mod output;
 pub mod rollout_source;
 pub mod wire;
@@ -35,9 +37,11 @@ impl Harness for ZCode {
     }
 
     fn output_cap(&self, home: &Path) -> Option<usize> {
-        // `hooks.maxOutputBytes` in ~/.zcode/cli/config.json; a small file,
-        // read only by the hooks that print context.
-        let raw = std::fs::read(home.join(".zcode/cli/config.json")).ok()?;
+        // `hooks.maxOutputBytes` in ~/.zcode/cli/config.json; a small regular
+        // file (a FIFO or a huge file there is ignored, never waited on).
+        let raw = ov_engine::regular_file::read(&home.join(".zcode/cli/config.json"), 4 << 20)
+            .ok()
+            .flatten()?;
         let v: serde_json::Value = serde_json::from_slice(&raw).ok()?;
         let cap = v.get("hooks")?.get("maxOutputBytes")?.as_u64()?;
         usize::try_from(cap).ok().filter(|c| *c > 0)

@@ -52,14 +52,39 @@ pub fn context(event: HookEvent, text: &str, max_bytes: usize) -> Option<String>
     best.filter(|_| lo > 0)
 }
 
-/// The PreToolUse deny output.
+/// The PreToolUse deny output, under `max_bytes` (newline included): the reason is cut to fit
+/// (a denial matters more than its full text); None when not even an empty reason fits.
 pub fn deny(reason: &str, max_bytes: usize) -> Option<String> {
-    let line = json!({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": "deny",
-        "permissionDecisionReason": reason,
-    }})
-    .to_string();
+    let render = |r: &str| {
+        json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": r,
+        }})
+        .to_string()
+    };
+    let line = render(reason);
+    if line.len() < max_bytes {
+        return Some(line);
+    }
+    let (mut lo, mut hi) = (0usize, reason.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let mut cut = mid;
+        while !reason.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        if render(&reason[..cut]).len() < max_bytes {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let mut cut = lo;
+    while !reason.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let line = render(reason[..cut].trim_end());
     (line.len() < max_bytes).then_some(line)
 }
 

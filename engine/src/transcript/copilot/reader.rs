@@ -1,0 +1,151 @@
+//! Incremental, bounded-memory reading of Copilot's `events.jsonl` into a [`RolloutChunk`].
+
+use std::io;
+use std::path::Path;
+
+use crate::transcript::tail::Tail;
+use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
+
+use super::line::{parse_entry, AssistantLine, Entry};
+
+/// A turn's events within one range. Each assistant message collapses into the answer
+/// fields at once: memory per turn is its prompt and two texts.
+struct Acc {
+    turn_id: String,
+    prompt: Option<String>,
+    final_text: Option<String>,
+    last_text: Option<String>,
+    failed: bool,
+    calls: u32,
+}
+
+impl Acc {
+    fn new(turn_id: String) -> Acc {
+        Acc {
+            turn_id,
+            prompt: None,
+            final_text: None,
+            last_text: None,
+            failed: false,
+            calls: 0,
+        }
+    }
+
+    fn add(&mut self, line: AssistantLine) {
+        self.calls = self.calls.saturating_add(1);
+        self.failed = false;
+        let text = line.text.trim();
+        if text.is_empty() {
+            return;
+        }
+        if !line.tool_requests {
+            self.final_text = Some(text.to_owned());
+        }
+        self.last_text = Some(text.to_owned());
+    }
+
+    fn into_fragment(self, superseded: bool) -> TurnFragment {
+        TurnFragment {
+            finished: self.final_text.is_some(),
+            turn_id: self.turn_id,
+            prompt: self.prompt,
+            final_text: self.final_text,
+            last_text: self.last_text,
+            interrupted: self.failed,
+            calls: self.calls,
+            superseded,
+        }
+    }
+}
+
+/// Reads the complete lines of the events file at `path` past the saved position.
+///
+/// * `None` when the file does not exist.
+/// * `resume = Some((identity, offset))` continues at `offset` when the file still has
+///   that identity and is at least `offset` long; otherwise the file is read from 0 and
+///   the chunk says `rescanned: true`.
+/// * Every assistant line names its turn, so a range needs nothing from earlier reads:
+///   a turn whose prompt was read before appears with `prompt: None` and merges.
+/// * Only newline-terminated lines are consumed; memory is bounded by the longest line
+///   and each turn's prompt and answer.
+pub fn read_chunk(
+    path: &Path,
+    resume: Option<(FileIdentity, u64)>,
+) -> io::Result<Option<RolloutChunk>> {
+    let Some(mut tail) = Tail::open(path, resume)? else {
+        return Ok(None);
+    };
+    let mut accs: Vec<Acc> = Vec::new();
+    // The turn that received the latest line (an index into `accs`).
+    let mut last: Option<usize> = None;
+    let mut latest_prompt: Option<usize> = None;
+    let mut skipped = 0u32;
+    let mut bad = 0u32;
+    let turn_of = |accs: &mut Vec<Acc>, id: String| match accs.iter().rposition(|a| a.turn_id == id)
+    {
+        Some(i) => i,
+        None => {
+            accs.push(Acc::new(id));
+            accs.len() - 1
+        }
+    };
+    while let Some((at, body)) = tail.next_line()? {
+        if body.is_empty() {
+            skipped += 1;
+            continue;
+        }
+        let entry = match parse_entry(body) {
+            Ok(e) => e,
+            Err(e) => {
+                log::debug!("transcript {}: bad line at byte {at}: {e}", path.display());
+                bad += 1;
+                continue;
+            }
+        };
+        match entry {
+            Entry::Prompt { message_id, text } => {
+                let i = turn_of(&mut accs, message_id);
+                if let Some(acc) = accs.get_mut(i) {
+                    acc.prompt.get_or_insert(text);
+                }
+                latest_prompt = Some(i);
+                last = Some(i);
+            }
+            Entry::Assistant(a) => {
+                let i = match a.origin.clone() {
+                    Some(origin) => turn_of(&mut accs, origin),
+                    None => match latest_prompt {
+                        Some(i) => i,
+                        None => {
+                            skipped += 1;
+                            continue;
+                        }
+                    },
+                };
+                if let Some(acc) = accs.get_mut(i) {
+                    acc.add(a);
+                }
+                last = Some(i);
+            }
+            Entry::Failed { message_id } => {
+                let i = turn_of(&mut accs, message_id);
+                if let Some(acc) = accs.get_mut(i) {
+                    // The failed call counts as the turn's latest call.
+                    acc.calls = acc.calls.saturating_add(1);
+                    acc.failed = true;
+                }
+                last = Some(i);
+            }
+            Entry::Skip => skipped += 1,
+        }
+    }
+    let mut chunk = tail.chunk;
+    chunk.skipped_lines = skipped;
+    chunk.bad_lines = bad;
+    chunk.fragments = accs
+        .into_iter()
+        .enumerate()
+        .map(|(i, acc)| acc.into_fragment(Some(i) != last))
+        .collect();
+    Ok(Some(chunk))
+}

@@ -1,0 +1,101 @@
+//! The incremental, bounded-memory line walk every transcript reader shares.
+//!
+//! | rule | where |
+//! |---|---|
+//! | resume only on the same (dev, inode) and a size ≥ the offset, else rescan from 0 | [`Tail::open`] |
+//! | only newline-terminated lines are consumed; a line still being written is read again, whole, next time | [`Tail::next_line`] |
+//! | the read stops at the length observed at open, so a growing file gives a well-defined range | [`Tail::open`] |
+//! | memory is one reused line buffer (the longest line), never the file | [`Tail::next_line`] |
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Take};
+use std::path::{Path, PathBuf};
+
+use crate::rollout::{identity_of, RolloutIoError};
+use crate::turn::{FileIdentity, RolloutChunk};
+
+/// Read buffer size; longer lines grow the reused line buffer.
+const READ_BUF: usize = 64 * 1024;
+
+/// An open transcript positioned at the first byte to read, and the chunk being filled.
+pub struct Tail {
+    path: PathBuf,
+    reader: BufReader<Take<File>>,
+    line: Vec<u8>,
+    /// Identity, start, end (advanced line by line), file length and `rescanned`; the
+    /// caller fills in fragments and line counts.
+    pub chunk: RolloutChunk,
+}
+
+/// Attaches the path and offset of a failed read to the error (same [`io::ErrorKind`]).
+pub fn io_context(path: &Path, offset: u64) -> impl FnOnce(io::Error) -> io::Error + '_ {
+    move |source| {
+        io::Error::new(
+            source.kind(),
+            RolloutIoError {
+                path: path.to_owned(),
+                offset,
+                source,
+            },
+        )
+    }
+}
+
+impl Tail {
+    /// Opens `path` for reading past `resume` (identity and offset of the last read).
+    /// `None` when the file does not exist.
+    pub fn open(path: &Path, resume: Option<(FileIdentity, u64)>) -> io::Result<Option<Tail>> {
+        let mut file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_context(path, 0)(e)),
+        };
+        let meta = file.metadata().map_err(io_context(path, 0))?;
+        let identity = identity_of(&meta);
+        let file_len = meta.len();
+        let (start, rescanned) = match resume {
+            Some((id, off)) if id == identity && off <= file_len => (off, false),
+            Some(_) => (0, true),
+            None => (0, false),
+        };
+        if start > 0 {
+            file.seek(SeekFrom::Start(start))
+                .map_err(io_context(path, start))?;
+        }
+        Ok(Some(Tail {
+            path: path.to_owned(),
+            reader: BufReader::with_capacity(READ_BUF, file.take(file_len - start)),
+            line: Vec::new(),
+            chunk: RolloutChunk {
+                identity,
+                start,
+                end: start,
+                file_len,
+                rescanned,
+                ..RolloutChunk::default()
+            },
+        }))
+    }
+
+    /// The next complete line, trimmed of surrounding ASCII whitespace, with the offset
+    /// it starts at; `None` at the end of the range or before a line still being written.
+    /// `chunk.end` moves past every line returned.
+    pub fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        self.line.clear();
+        let at = self.chunk.end;
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.line)
+            .map_err(io_context(&self.path, at))?;
+        if n == 0 || self.line.last() != Some(&b'\n') {
+            return Ok(None);
+        }
+        self.chunk.end += n as u64;
+        Ok(Some((at, self.line.trim_ascii())))
+    }
+
+    /// The transcript's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}

@@ -1,0 +1,215 @@
+//! Install targets: where each harness keeps the configuration that runs ovhook, and how our
+//! entries live in each of those files.
+//!
+//! # Design
+//!
+//! ```text
+//! InstallTarget (one per harness: `--harness <name>`)
+//!   └── places(home, scope) -> [Place]        the files an install at that scope edits
+//!         Place { path, format, holds }
+//!           └── PlaceFormat                   validate / merge / remove / binaries
+//! ```
+//!
+//! `ovhook install` reads and validates every place first and writes only when all are valid,
+//! so a malformed file refuses the whole install and nothing is half written. A place's format
+//! merges only our entries and keeps every other key; `remove` takes out only ours. Every
+//! format is idempotent: merging twice renders the same bytes as merging once.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// Where an install applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// The user's own configuration (under the home folder).
+    User,
+    /// A repository's configuration, at its root (the folder holding `.git`).
+    Project {
+        /// The repository root.
+        root: PathBuf,
+    },
+}
+
+/// Which kinds of entries an install writes (or a place can hold).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parts {
+    /// The hook entries.
+    pub hooks: bool,
+    /// The MCP server entry (`ovhook mcp`).
+    pub mcp: bool,
+}
+
+impl Parts {
+    /// Hooks and MCP server.
+    pub const ALL: Parts = Parts {
+        hooks: true,
+        mcp: true,
+    };
+    /// Hooks only.
+    pub const HOOKS: Parts = Parts {
+        hooks: true,
+        mcp: false,
+    };
+    /// MCP server only.
+    pub const MCP: Parts = Parts {
+        hooks: false,
+        mcp: true,
+    };
+
+    /// The parts both allow.
+    pub fn and(self, other: Parts) -> Parts {
+        Parts {
+            hooks: self.hooks && other.hooks,
+            mcp: self.mcp && other.mcp,
+        }
+    }
+}
+
+/// The shape of one configuration file and how our entries live in it.
+pub trait PlaceFormat: Sync {
+    /// What the file is, for messages (`"ZCode config"`).
+    fn describe(&self) -> &'static str;
+    /// Checks the shape of the parts we would touch; an error refuses the install.
+    fn validate(&self, root: &Map<String, Value>) -> anyhow::Result<()>;
+    /// Puts our entries for the binary `exe` into `root` as `want` says; an entry kind not
+    /// wanted is removed if it is ours. Returns notes for the user.
+    fn merge(&self, root: &mut Map<String, Value>, exe: &Path, want: Parts) -> Vec<String>;
+    /// Removes every entry of ours (and of predecessors we replace). Returns how many.
+    fn remove(&self, root: &mut Map<String, Value>) -> usize;
+    /// The binaries our entries in `root` run (absolute paths as written).
+    fn binaries(&self, root: &Map<String, Value>) -> Vec<String>;
+    /// True when `root` holds nothing a user put there, once ours are removed: a file install
+    /// created is then deleted by uninstall.
+    fn is_residue(&self, root: &Map<String, Value>) -> bool {
+        root.is_empty()
+    }
+    /// Problems in the file that are not ours to fix but stop our entries from running.
+    fn warnings(&self, _root: &Map<String, Value>, _path: &Path) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// One file an install edits.
+#[derive(Clone)]
+pub struct Place {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: &'static dyn PlaceFormat,
+    /// What of ours it can hold.
+    pub holds: Parts,
+}
+
+impl std::fmt::Debug for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Place")
+            .field("path", &self.path)
+            .field("format", &self.format.describe())
+            .field("holds", &self.holds)
+            .finish()
+    }
+}
+
+/// A harness ovhook can be installed into.
+pub trait InstallTarget: Sync {
+    /// The `--harness` value (`"zcode"`).
+    fn name(&self) -> &'static str;
+    /// The harness's name for people (`"ZCode"`).
+    fn title(&self) -> &'static str;
+    /// Whether `--scope project` is supported.
+    fn supports_project(&self) -> bool;
+    /// The files an install at `scope` edits. For [`Scope::Project`] these are files inside the
+    /// repository, which may be committed: they hold hooks only, never credentials or URLs.
+    fn places(&self, home: &Path, scope: &Scope) -> Vec<Place>;
+    /// What the user must know after an install at `scope` (one line each).
+    fn notes(&self, scope: &Scope) -> Vec<String>;
+    /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
+    /// link to it, and says what the user must know about them next to config-file hooks
+    /// (`config_hooks`: this install wrote hooks). One line each.
+    fn reconcile_plugins(
+        &self,
+        _home: &Path,
+        _exe: &Path,
+        _config_hooks: bool,
+    ) -> anyhow::Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+}
+
+/// Every harness ovhook installs into; the first is the default.
+pub fn targets() -> [&'static dyn InstallTarget; 1] {
+    [&crate::harness::zcode::install_target::ZCODE]
+}
+
+/// The target named `name`.
+pub fn by_name(name: &str) -> Option<&'static dyn InstallTarget> {
+    targets().into_iter().find(|t| t.name() == name)
+}
+
+/// The names of every target, for usage messages.
+pub fn names() -> Vec<&'static str> {
+    targets().iter().map(|t| t.name()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_have_unique_names_and_distinct_places() {
+        let names = names();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "{names:?}");
+        let home = Path::new("/h");
+        for t in targets() {
+            assert!(by_name(t.name()).is_some());
+            for scope in [
+                Scope::User,
+                Scope::Project {
+                    root: PathBuf::from("/r"),
+                },
+            ] {
+                if matches!(scope, Scope::Project { .. }) && !t.supports_project() {
+                    continue;
+                }
+                let places = t.places(home, &scope);
+                assert!(!places.is_empty(), "{} {scope:?}", t.name());
+                for p in &places {
+                    assert!(p.path.is_absolute());
+                    if let Scope::Project { root } = &scope {
+                        assert!(p.path.starts_with(root), "{p:?}");
+                        assert!(!p.holds.mcp, "a project file never names an MCP endpoint");
+                    }
+                }
+            }
+        }
+        assert_eq!(names[0], "zcode");
+    }
+
+    #[test]
+    fn every_format_merges_idempotently_and_removes_only_ours() {
+        let exe = Path::new("/opt/bin/ovhook");
+        for t in targets() {
+            for p in t.places(Path::new("/h"), &Scope::User) {
+                let mut root = Map::new();
+                root.insert("foreign".into(), Value::from(1));
+                p.format.merge(&mut root, exe, p.holds);
+                let once = root.clone();
+                p.format.merge(&mut root, exe, p.holds);
+                assert_eq!(root, once, "{p:?}");
+                assert!(p
+                    .format
+                    .binaries(&root)
+                    .iter()
+                    .all(|b| b == "/opt/bin/ovhook"));
+                assert!(!p.format.binaries(&root).is_empty(), "{p:?}");
+                assert!(p.format.remove(&mut root) > 0);
+                assert!(p.format.binaries(&root).is_empty());
+                assert_eq!(root.get("foreign"), Some(&Value::from(1)), "{p:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! Hostile inputs through the real `ovhook` binary: a cloned repository's files (FIFOs,
+//! terminals, huge git configs, budgets it tries to raise), stdin that never closes, slow
+//! servers. Every hook must exit 0 within its budget whatever it is given.
+//!
+//! The "hanging" and "slow" servers are loopback listeners: faults the real server cannot
+//! produce on demand.
+
+mod common;
+
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+const HOOKS: [&str; 4] = [
+    "session-start",
+    "user-prompt-submit",
+    "pre-tool-use",
+    "stop",
+];
+
+/// The most a hook may take in these tests: its own budget (at most 6 s) plus process and
+/// machine slack. Not a speed figure: a bound that a hang or a 600 s timeout breaks.
+const HOOK_BOUND: Duration = Duration::from_secs(15);
+
+fn wire_name(cmd: &str) -> &'static str {
+    match cmd {
+        "session-start" => "SessionStart",
+        "user-prompt-submit" => "UserPromptSubmit",
+        "pre-tool-use" => "PreToolUse",
+        _ => "Stop",
+    }
+}
+
+/// A payload for `cmd` in session `sid`, run in `cwd`.
+fn payload(cmd: &str, sid: &str, cwd: &Path) -> Value {
+    let turn = Turn::new(cmd);
+    match cmd {
+        "user-prompt-submit" => ups_payload(sid, &turn, cwd),
+        "stop" => stop_payload(sid, &turn, cwd),
+        "pre-tool-use" => {
+            let mut v = base_payload("PreToolUse", sid, Some(&turn.id), cwd);
+            v["tool_name"] = json!("Read");
+            v["tool_input"] = json!({"file_path": "viking://resources/x"});
+            v
+        }
+        _ => {
+            let mut v = base_payload(wire_name(cmd), sid, None, cwd);
+            v["source"] = json!("startup");
+            v
+        }
+    }
+}
+
+/// A repository `<home>/repo` with an origin remote; returns its root.
+fn repo(env: &Env) -> PathBuf {
+    let root = env.home().join("repo");
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    std::fs::create_dir_all(root.join(".openviking")).expect("mkdir");
+    std::fs::write(
+        root.join(".git/config"),
+        "[remote \"origin\"]\n\turl = git@github.com:acme/app.git\n",
+    )
+    .expect("git config");
+    root
+}
+
+fn mkfifo(p: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Runs one hook, asserting exit 0 within [`HOOK_BOUND`]; returns stdout and the time taken.
+fn timed_hook(env: &Env, cmd: &str, payload: &Value) -> (String, Duration) {
+    let t = Instant::now();
+    let out = env.run_with(&[cmd], payload.to_string().as_bytes(), &[]);
+    let took = t.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(took < HOOK_BOUND, "{cmd} took {took:?}");
+    (String::from_utf8(out.stdout).expect("utf-8"), took)
+}
+
+/// A server that accepts connections and never answers (each held open until the test ends).
+fn hanging_server() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = l.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        let mut held: Vec<TcpStream> = Vec::new();
+        for s in l.incoming().flatten() {
+            held.push(s);
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+// ---- a cloned repository --------------------------------------------------------------
+
+/// `.openviking/config.json` (and `config.local.json`) as a FIFO, or a symlink to the hook's
+/// own stdin or stdout, is skipped: no hook blocks on it.
+#[test]
+fn irregular_repository_config_never_blocks_a_hook() {
+    let env = Env::new();
+    let root = repo(&env);
+    let dir = root.join(".openviking");
+    mkfifo(&dir.join("config.json"));
+    std::os::unix::fs::symlink("/proc/self/fd/1", dir.join("config.local.json")).expect("ln");
+    for cmd in HOOKS {
+        let sid = unique_session();
+        timed_hook(&env, cmd, &payload(cmd, &sid, &root));
+        assert!(!env.events(&sid).is_empty(), "{cmd} journaled nothing");
+    }
+    std::fs::remove_file(dir.join("config.local.json")).expect("rm");
+    std::os::unix::fs::symlink("/proc/self/fd/0", dir.join("config.local.json")).expect("ln");
+    for cmd in HOOKS {
+        timed_hook(&env, cmd, &payload(cmd, &unique_session(), &root));
+    }
+}
+
+/// A FIFO as `.git/config`, or as the `.git` file of a worktree, blocks nothing.
+#[test]
+fn irregular_git_metadata_never_blocks_a_hook() {
+    let env = Env::new();
+    let root = env.home().join("wt");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    mkfifo(&root.join(".git"));
+    let other = repo(&env);
+    std::fs::remove_file(other.join(".git/config")).expect("rm");
+    mkfifo(&other.join(".git/config"));
+    for cwd in [&root, &other] {
+        for cmd in HOOKS {
+            timed_hook(&env, cmd, &payload(cmd, &unique_session(), cwd));
+        }
+    }
+}
+
+/// A repository that asks for a 600 s request timeout and recall budget does not get them: a
+/// server that never answers costs UserPromptSubmit its normal budget, not ten minutes.
+#[test]
+fn repository_cannot_raise_the_time_budget() {
+    let mut env = Env::new();
+    env.set("OPENVIKING_URL", &hanging_server());
+    let root = repo(&env);
+    std::fs::write(
+        root.join(".openviking/config.json"),
+        r#"{"network":{"timeout_ms":600000,"connect_timeout_ms":600000,"recall_budget_ms":600000}}"#,
+    )
+    .expect("write");
+    let sid = unique_session();
+    let turn = Turn::new("slow");
+    let (out, _) = timed_hook(&env, "user-prompt-submit", &ups_payload(&sid, &turn, &root));
+    assert_eq!(out, "");
+}
+
+/// The peak memory of the hooks run so far by this test process (`RUSAGE_CHILDREN`), in KiB.
+fn children_max_rss_kib() -> i64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) },
+        0
+    );
+    ru.ru_maxrss
+}
+
+/// A 200 MB `.git/config` is not read whole: every hook stays far below its size in memory.
+#[test]
+fn huge_git_config_is_not_read_whole() {
+    let env = Env::new();
+    let root = repo(&env);
+    let cfg = root.join(".git/config");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&cfg)
+        .expect("open");
+    let line = format!("\t# {}\n", "x".repeat(1000));
+    let block = line.repeat(1024);
+    for _ in 0..200 {
+        f.write_all(block.as_bytes()).expect("write");
+    }
+    drop(f);
+    for cmd in HOOKS {
+        timed_hook(&env, cmd, &payload(cmd, &unique_session(), &root));
+    }
+    let rss = children_max_rss_kib();
+    assert!(rss < 100 * 1024, "a hook peaked at {rss} KiB");
+}
+
+// ---- stdin that never closes ------------------------------------------------------------
+
+/// What a hook is given on stdin.
+enum Stdin<'a> {
+    /// A pipe the writer keeps open after writing these bytes (maybe none).
+    OpenPipe(&'a [u8]),
+    /// `/dev/zero`.
+    Zero,
+}
+
+/// Runs `cmd` with `stdin`, holding a pipe open until the hook exits; asserts exit 0 within
+/// [`HOOK_BOUND`].
+fn run_with_stdin(env: &Env, cmd: &str, stdin: Stdin<'_>) -> (String, Duration) {
+    let mut c = env.command(&[cmd]);
+    c.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut held = None;
+    match stdin {
+        Stdin::Zero => {
+            c.stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"));
+        }
+        Stdin::OpenPipe(_) => {
+            c.stdin(std::process::Stdio::piped());
+        }
+    }
+    let t = Instant::now();
+    let mut child = c.spawn().expect("spawn");
+    if let Stdin::OpenPipe(bytes) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin");
+        pipe.write_all(bytes).expect("write");
+        held = Some(pipe);
+    }
+    let deadline = t + Duration::from_secs(60);
+    while child.try_wait().expect("try_wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{cmd} hung on an open stdin");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let took = t.elapsed();
+    drop(held);
+    let out = child.wait_with_output().expect("output");
+    assert_eq!(out.status.code(), Some(0), "{cmd}");
+    assert!(took < HOOK_BOUND, "{cmd} took {took:?}");
+    (String::from_utf8(out.stdout).expect("utf-8"), took)
+}
+
+/// The hook events journaled anywhere under the state root.
+fn hook_events(env: &Env) -> Vec<ov_engine::event::HookReceived> {
+    all_events(env)
+        .into_iter()
+        .filter_map(|e| match e.event {
+            ov_engine::event::Event::HookReceived(h) => Some(h),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A whole payload on a stdin that stays open: every hook acts on it as soon as it has
+/// arrived (journaled as well-formed, under its session).
+#[test]
+fn a_complete_payload_without_eof_is_acted_on() {
+    let env = Env::new();
+    let cwd = env.home().to_path_buf();
+    for cmd in HOOKS {
+        let sid = unique_session();
+        let p = payload(cmd, &sid, &cwd);
+        let (out, _) = run_with_stdin(&env, cmd, Stdin::OpenPipe(p.to_string().as_bytes()));
+        if cmd == "pre-tool-use" {
+            assert!(deny_of(&out).is_some(), "{out}");
+        }
+        let evs = env.events(&sid);
+        let received = evs.iter().find_map(|e| match &e.event {
+            ov_engine::event::Event::HookReceived(h) => Some(h),
+            _ => None,
+        });
+        let h = received.unwrap_or_else(|| panic!("{cmd}: nothing journaled"));
+        assert_eq!(h.malformed, None, "{cmd}");
+    }
+}
+
+/// A stdin that is open and silent, or endless zeros: every hook stops reading, journals
+/// what it got as malformed, and exits 0 in budget.
+#[test]
+fn silent_or_endless_stdin_is_journaled_and_left() {
+    for (name, input) in [("silent", Stdin::OpenPipe(b"")), ("zero", Stdin::Zero)] {
+        for cmd in HOOKS {
+            let env = Env::new();
+            run_with_stdin(
+                &env,
+                cmd,
+                match input {
+                    Stdin::OpenPipe(b) => Stdin::OpenPipe(b),
+                    Stdin::Zero => Stdin::Zero,
+                },
+            );
+            let hs = hook_events(&env);
+            assert_eq!(hs.len(), 1, "{name} {cmd}: {hs:?}");
+            let m = hs[0].malformed.clone().unwrap_or_default();
+            assert!(!m.is_empty(), "{name} {cmd}: not journaled as malformed");
+            if name == "silent" {
+                assert!(m.contains("stdin still open"), "{name} {cmd}: {m}");
+            }
+        }
+    }
+    // A payload cut off mid-value, stdin left open.
+    let env = Env::new();
+    run_with_stdin(
+        &env,
+        "stop",
+        Stdin::OpenPipe(br#"{"sessionId":"sess_x","respo"#),
+    );
+    let m = hook_events(&env)[0].malformed.clone().unwrap_or_default();
+    assert!(m.contains("stdin still open"), "{m}");
+}
+
+// ---- budgets and the shared back-off ----------------------------------------------------
+
+/// A server that answers every request after `delay`, one thread per connection; it logs
+/// each request line.
+fn slow_server(delay: Duration) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader};
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", l.local_addr().expect("addr"));
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = log.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(&s);
+                let mut line = String::new();
+                let _ = r.read_line(&mut line);
+                seen.lock().expect("log").push(line.trim().to_owned());
+                std::thread::sleep(delay);
+                let body = r#"{"status":"ok","result":{"user":"default"}}"#;
+                let mut w = &s;
+                let _ = write!(
+                    w,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    (url, log)
+}
+
+/// A server taking 7 s per request: SessionStart stays within its budget (not 3 × 7 s), the
+/// slowness starts the back-off, and the back-off holds for every session: a second session's
+/// SessionStart and UserPromptSubmit do not ask that server again.
+#[test]
+fn a_slow_server_costs_one_budget_once_for_every_session() {
+    let (url, log) = slow_server(Duration::from_secs(7));
+    let mut env = Env::new();
+    env.set("OPENVIKING_URL", &url);
+    let cwd = env.home().to_path_buf();
+    let first = unique_session();
+    let (_, took) = timed_hook(
+        &env,
+        "session-start",
+        &payload("session-start", &first, &cwd),
+    );
+    assert!(took < Duration::from_secs(7), "SessionStart took {took:?}");
+    let unreachable = env
+        .events(&first)
+        .iter()
+        .any(|e| matches!(e.event, ov_engine::event::Event::ServerUnreachable { .. }));
+    assert!(unreachable, "a slow server did not start the back-off");
+    let asked = |log: &std::sync::Mutex<Vec<String>>| {
+        log.lock()
+            .expect("log")
+            .iter()
+            .filter(|l| l.contains("/system/status") || l.contains("/search/"))
+            .count()
+    };
+    let before = asked(&log);
+    let second = unique_session();
+    timed_hook(
+        &env,
+        "session-start",
+        &payload("session-start", &second, &cwd),
+    );
+    timed_hook(
+        &env,
+        "user-prompt-submit",
+        &ups_payload(&second, &Turn::new("again"), &cwd),
+    );
+    assert_eq!(
+        asked(&log),
+        before,
+        "a second session asked the slow server again"
+    );
+}
+
+// ---- output caps ------------------------------------------------------------------------
+
+/// PreToolUse honours ZCode's `hooks.maxOutputBytes`: the denial fits under it (its reason
+/// cut), and is still a denial.
+#[test]
+fn pre_tool_use_fits_the_harness_output_cap() {
+    let env = Env::new();
+    let cfg = env.home().join(".zcode/cli/config.json");
+    std::fs::create_dir_all(cfg.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&cfg, r#"{"hooks":{"enabled":true,"maxOutputBytes":180}}"#).expect("write");
+    let cwd = env.home().to_path_buf();
+    let out = env.hook(
+        "pre-tool-use",
+        &payload("pre-tool-use", &unique_session(), &cwd),
+    );
+    assert!(out.len() <= 180, "{} bytes: {out}", out.len());
+    assert!(deny_of(&out).is_some(), "{out}");
+}
