@@ -502,7 +502,7 @@ fn scan_tail(
     let s = scan(data, usize::try_from(from).unwrap_or(usize::MAX));
     let to_damage = |r: &DamagedRange| Damage {
         path: path.to_path_buf(),
-        segment: segment::id_of(path),
+        segment: segment::segment_id(path).unwrap_or(0),
         offset: r.start as u64,
         len: (r.end - r.start) as u64,
         kind: r.kind,
