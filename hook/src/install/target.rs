@@ -122,6 +122,10 @@ pub trait InstallTarget: Sync {
     /// The files an install at `scope` edits. For [`Scope::Project`] these are files inside the
     /// repository, which may be committed: they hold hooks only, never credentials or URLs.
     fn places(&self, home: &Path, scope: &Scope) -> Vec<Place>;
+    /// The hook events an install wires, for the summary.
+    fn events(&self) -> &'static str {
+        "SessionStart, UserPromptSubmit, PreToolUse (Read|Glob|Grep), Stop"
+    }
     /// What the user must know after an install at `scope` (one line each).
     fn notes(&self, scope: &Scope) -> Vec<String>;
     /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
@@ -138,8 +142,11 @@ pub trait InstallTarget: Sync {
 }
 
 /// Every harness ovhook installs into; the first is the default.
-pub fn targets() -> [&'static dyn InstallTarget; 1] {
-    [&crate::harness::zcode::install_target::ZCODE]
+pub fn targets() -> [&'static dyn InstallTarget; 2] {
+    [
+        &crate::harness::zcode::install_target::ZCODE,
+        &crate::harness::claude_code::install_target::CLAUDE_CODE,
+    ]
 }
 
 /// The target named `name`.
