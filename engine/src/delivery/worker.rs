@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use ov_journal::{Durability, FileLock};
 
-use super::{
-    deliver_from, plan, DeliverySettings, RunError, RunReport, TranscriptSource, Transport,
-};
+use super::{deliver_from, DeliverySettings, RunError, RunReport, TranscriptSource, Transport};
 use crate::event::{Event, WorkerReason};
 use crate::failpoint;
+use crate::plan::plan;
 use crate::projector::State;
 use crate::store::{SessionStore, StoreError};
 
@@ -35,11 +34,7 @@ pub fn drain_has_work(
     transcript: Option<&dyn TranscriptSource>,
 ) -> bool {
     if has_transport
-        && (!state.outbox().is_empty()
-            || state.acks_unverified
-            || !state.sends.is_empty()
-            || state.commit.in_flight.is_some()
-            || state.commit.uncommitted() > 0)
+        && (!state.is_settled() || state.acks_unverified || state.commit.uncommitted() > 0)
     {
         return true;
     }
