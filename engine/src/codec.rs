@@ -6,17 +6,24 @@
 //! // Format: { version:u8 | tag:u8 | body: bincode 2.0.1 (standard config: little-endian varints) }
 //! ```
 //!
-//! * `version` is [`CODEC_VERSION`] for everything written by this build. An
-//!   event of an older version is decoded through its frozen types (`v1`) and
-//!   converted; a newer version is refused with [`CodecError::UnknownVersion`],
-//!   never guessed at. A snapshot of an older version is refused with
-//!   [`CodecError::OldSnapshot`]: a snapshot is a cache of the fold, and the
-//!   store folds the events behind it instead.
+//! * `version` is [`CODEC_VERSION`] for events and [`SNAPSHOT_VERSION`] for
+//!   snapshots written by this build. An event of an older version is decoded
+//!   through its frozen types (`codec/v1.rs`) and converted; a newer version is
+//!   refused with [`CodecError::UnknownVersion`], never guessed at. A snapshot of
+//!   an older layout that cannot be read as today's is refused with
+//!   [`CodecError::OldSnapshot`]: a snapshot is a cache of the fold, and the store
+//!   folds from an older snapshot or the events instead.
 //!
-//! | version | change |
+//! | event version | change |
 //! |---|---|
 //! | 1 | first version |
 //! | 2 | `HookReceived::response_preview` (Stop's `responsePreview`, kept apart from `responseText`); `TurnFragment::trace_id` (one identity per turn whichever source names it first), `TurnFragment::prompt_at` and `TurnFragment::steering` (what the user typed into a running turn) |
+//!
+//! | snapshot version | change |
+//! |---|---|
+//! | 1 | first version |
+//! | 2 | `State::acks_unverified` appended (a version-1 body plus one 0 byte) |
+//! | 3 | the turn book's records and rollout fragments gained the fields of event version 2; versions 1 and 2 are refused ([`CodecError::OldSnapshot`]) |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!
@@ -34,8 +41,10 @@ use crate::projector::State;
 
 mod v1;
 
-/// Version byte written by this build.
+/// Version byte of event records written by this build.
 pub const CODEC_VERSION: u8 = 2;
+/// Version byte of snapshots written by this build.
+pub const SNAPSHOT_VERSION: u8 = 3;
 /// Tag of an event record.
 pub const TAG_EVENT: u8 = 1;
 /// Tag of a state snapshot record.
@@ -76,8 +85,10 @@ pub enum CodecError {
         /// How many.
         extra: usize,
     },
-    /// A snapshot written by an older codec version: fold the events instead.
-    #[error("snapshot of codec version {version} (this build writes {CODEC_VERSION}): refold the events")]
+    /// A snapshot of an older layout: fold from an older snapshot or the events instead.
+    #[error(
+        "snapshot of version {version} (this build writes {SNAPSHOT_VERSION}): refold the events"
+    )]
     OldSnapshot {
         /// The version byte found.
         version: u8,
@@ -91,27 +102,29 @@ fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<MAX_BODY>()
 }
 
-fn encode_tagged<T: Serialize>(tag: u8, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+fn encode_tagged<T: Serialize>(
+    version: u8,
+    tag: u8,
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
     out.clear();
-    out.push(CODEC_VERSION);
+    out.push(version);
     out.push(tag);
     bincode::serde::encode_into_std_write(value, out, config())
         .map_err(|e| CodecError::Encode(e.to_string()))?;
     Ok(())
 }
 
-/// The version byte and body of a record with tag `tag`.
-fn split_header(tag: u8, bytes: &[u8]) -> Result<(u8, &[u8]), CodecError> {
+/// Splits `{ version | tag | body }`, checking the tag; returns the version and the body.
+fn split_tagged(tag: u8, bytes: &[u8]) -> Result<(u8, &[u8]), CodecError> {
     let (&version, rest) = bytes
         .split_first()
         .ok_or(CodecError::TooShort { len: bytes.len() })?;
     let (&found, body) = rest
         .split_first()
         .ok_or(CodecError::TooShort { len: bytes.len() })?;
-    if version == 0 || version > CODEC_VERSION {
-        return Err(CodecError::UnknownVersion { version });
-    }
-    if found != tag {
+    if found != tag && version != 0 && version <= CODEC_VERSION.max(SNAPSHOT_VERSION) {
         return Err(CodecError::WrongTag {
             found,
             expected: tag,
@@ -133,30 +146,34 @@ fn decode_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, CodecError> {
 
 /// Encodes an event record into `out` (cleared first; reuse it across calls).
 pub fn encode_event(envelope: &Envelope, out: &mut Vec<u8>) -> Result<(), CodecError> {
-    encode_tagged(TAG_EVENT, envelope, out)
+    encode_tagged(CODEC_VERSION, TAG_EVENT, envelope, out)
 }
 
 /// Decodes an event record of any version this build knows.
 pub fn decode_event(bytes: &[u8]) -> Result<Envelope, CodecError> {
-    let (version, body) = split_header(TAG_EVENT, bytes)?;
-    if version == 1 {
-        return decode_body::<v1::Envelope>(body).map(Into::into);
+    let (version, body) = split_tagged(TAG_EVENT, bytes)?;
+    match version {
+        CODEC_VERSION => decode_body(body),
+        1 => decode_body::<v1::Envelope>(body).map(Into::into),
+        version => Err(CodecError::UnknownVersion { version }),
     }
-    decode_body(body)
 }
 
-/// Encodes a state snapshot.
+/// Encodes a state snapshot ([`SNAPSHOT_VERSION`]).
+// Format: { version:u8 (3) | tag:u8 (2) | body: bincode(State) }
 pub fn encode_snapshot(state: &State, out: &mut Vec<u8>) -> Result<(), CodecError> {
-    encode_tagged(TAG_SNAPSHOT, state, out)
+    encode_tagged(SNAPSHOT_VERSION, TAG_SNAPSHOT, state, out)
 }
 
-/// Decodes a state snapshot of this build's version.
+/// Decodes a state snapshot of this build's version; an older one is
+/// [`CodecError::OldSnapshot`] (its turn book has another layout).
 pub fn decode_snapshot(bytes: &[u8]) -> Result<State, CodecError> {
-    let (version, body) = split_header(TAG_SNAPSHOT, bytes)?;
-    if version != CODEC_VERSION {
-        return Err(CodecError::OldSnapshot { version });
+    let (version, body) = split_tagged(TAG_SNAPSHOT, bytes)?;
+    match version {
+        SNAPSHOT_VERSION => decode_body(body),
+        1 | 2 => Err(CodecError::OldSnapshot { version }),
+        version => Err(CodecError::UnknownVersion { version }),
     }
-    decode_body(body)
 }
 
 #[cfg(test)]
@@ -291,9 +308,10 @@ mod tests {
             "0201fd428c9d36a2010000fb9210000103057a636f64650001067475726e5f61000000000103707265000000000000",
             "0201fd748c9d36a2010000fb941003022f7200000000000001067475726e5f6101027472010268690103010609616e642074657374730000000002000000",
         ];
-        let mut buf = Vec::new();
         let mut all = sample();
         all.extend(sample_v2());
+        assert_eq!(all.len(), expected.len());
+        let mut buf = Vec::new();
         for (env, want) in all.iter().zip(expected) {
             encode_event(env, &mut buf).expect("encode");
             assert_eq!(hex(&buf), want, "golden bytes changed for {env:?}");
@@ -301,15 +319,66 @@ mod tests {
         }
     }
 
+    /// The events added for journal damage, appended to the enum: old variants keep their
+    /// bytes; version 1 wrote them too (its bytes are the same but for the version byte).
+    #[test]
+    fn golden_bytes_of_the_damage_events() {
+        let cases = [
+            (
+                Event::JournalDamaged {
+                    segment: 1,
+                    offset: 32,
+                    len: 7,
+                    reason: "x".into(),
+                },
+                "02010101140120070178",
+            ),
+            (
+                Event::AllReconciled {
+                    present: vec![DedupKey::for_turn("t", Role::User)],
+                },
+                "0201010115010b7475726e3a743a75736572",
+            ),
+        ];
+        let mut buf = Vec::new();
+        for (event, want) in cases {
+            let env = Envelope {
+                at_ms: 1,
+                pid: 1,
+                event,
+            };
+            encode_event(&env, &mut buf).expect("encode");
+            assert_eq!(hex(&buf), want, "{env:?}");
+            assert_eq!(decode_event(&buf).expect("decode"), env);
+            let mut v1 = buf.clone();
+            v1[0] = 1;
+            assert_eq!(decode_event(&v1).expect("decode v1"), env);
+        }
+    }
+
+    /// Snapshots of older layouts are refused (the store folds the events instead);
+    /// today's round-trip.
     #[test]
     fn old_snapshots_are_refused_for_refolding() {
+        let mut state = State::fold(&sample());
+        state.acks_unverified = true;
         let mut buf = Vec::new();
-        encode_snapshot(&State::default(), &mut buf).expect("encode");
-        assert!(decode_snapshot(&buf).is_ok());
-        buf[0] = 1;
+        encode_snapshot(&state, &mut buf).expect("encode");
+        assert_eq!(buf[0], SNAPSHOT_VERSION);
+        assert_eq!(decode_snapshot(&buf).expect("decode"), state);
+        for old in [1, 2] {
+            let mut v = buf.clone();
+            v[0] = old;
+            assert!(matches!(
+                decode_snapshot(&v),
+                Err(CodecError::OldSnapshot { version }) if version == old
+            ));
+        }
+        let mut newer = buf.clone();
+        newer[0] = SNAPSHOT_VERSION + 1;
         assert!(matches!(
-            decode_snapshot(&buf),
-            Err(CodecError::OldSnapshot { version: 1 })
+            decode_snapshot(&newer),
+            Err(CodecError::UnknownVersion { .. })
         ));
     }
 

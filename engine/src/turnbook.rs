@@ -58,6 +58,22 @@ use crate::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
 /// and anyone reading it can tell it is not an answer.
 pub const INTERRUPTED_MARK: &str = "[interrupted] ";
 
+/// A turn's user message: the user's words of its prompt, then those of each steering
+/// message not already there, in order, separated by blank lines; `None` when there are
+/// no words at all.
+pub fn user_message<'a>(
+    prompt: Option<&'a str>,
+    steering: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    let mut parts: Vec<String> = prompt.and_then(user_words).into_iter().collect();
+    for s in steering.into_iter().filter_map(user_words) {
+        if !parts.contains(&s) {
+            parts.push(s);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
 /// Which of a turn's answers wins when both the Stop payload and the transcript
 /// (rollout) have one. Chosen by the harness, per delivery run; never journaled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -114,19 +130,13 @@ impl TurnRecord {
         let prompt = self
             .hook_prompt
             .as_deref()
-            .and_then(user_words)
-            .or_else(|| user_words(frag?.prompt.as_deref()?));
-        let mut parts: Vec<String> = prompt.into_iter().collect();
+            .filter(|p| user_words(p).is_some())
+            .or_else(|| frag?.prompt.as_deref());
         let steering = frag
             .into_iter()
             .flat_map(|f| f.steering.iter().map(|(_, s)| s.as_str()))
             .chain(self.hook_steering.iter().map(String::as_str));
-        for s in steering.filter_map(user_words) {
-            if !parts.contains(&s) {
-                parts.push(s);
-            }
-        }
-        (!parts.is_empty()).then(|| parts.join("\n\n"))
+        user_message(prompt, steering)
     }
 
     /// The rollout says the turn ended without a final answer (its latest call has no

@@ -140,6 +140,15 @@ pub(super) enum Event {
         commit_id: u64,
         trace_id: String,
     },
+    JournalDamaged {
+        segment: u64,
+        offset: u64,
+        len: u64,
+        reason: String,
+    },
+    AllReconciled {
+        present: Vec<DedupKey>,
+    },
 }
 
 impl From<Envelope> for event::Envelope {
@@ -260,6 +269,18 @@ impl From<Event> for event::Event {
                 commit_id,
                 trace_id,
             },
+            Event::JournalDamaged {
+                segment,
+                offset,
+                len,
+                reason,
+            } => event::Event::JournalDamaged {
+                segment,
+                offset,
+                len,
+                reason,
+            },
+            Event::AllReconciled { present } => event::Event::AllReconciled { present },
         }
     }
 }

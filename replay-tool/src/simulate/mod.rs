@@ -284,7 +284,7 @@ fn expected_turns(session: &Session) -> Vec<ExpectedTurn> {
             Some(e) => e.answer = answer,
             None => out.push(ExpectedTurn {
                 turn_id: t.turn_id.clone(),
-                prompt: t.prompt.clone().unwrap_or_default(),
+                prompt: t.user_message.clone().unwrap_or_default(),
                 answer,
             }),
         }

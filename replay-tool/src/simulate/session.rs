@@ -53,6 +53,10 @@ pub struct Turn {
     /// any (`ov_engine::rollout::parse_line`). `None` when no line carries any (a turn begun
     /// by a task notification, a tail window without the prompt, only a partial line).
     pub prompt: Option<String>,
+    /// The user message a capture must send: the prompt, then what the user typed into
+    /// the running turn (`ov_engine::turnbook::user_message` of the lines' words, merged
+    /// by `ov_engine::turn::TurnFragment::merge`).
+    pub user_message: Option<String>,
     /// `response.text` of the last complete main line with a terminal `finishReason`.
     pub final_text: Option<String>,
     /// See the module doc.
@@ -122,6 +126,7 @@ impl Session {
             prelude: Vec::new(),
             turns: Vec::new(),
         };
+        let mut words: Vec<ov_engine::turn::TurnFragment> = Vec::new();
         for ((body, complete), json) in pieces.iter().zip(parsed) {
             // The engine's own reading of the line: which lines are the main conversation,
             // the turn id, the prompt (the user's words), the terminal-call rule.
@@ -163,10 +168,12 @@ impl Session {
                     turn_id,
                     trace_id: None,
                     prompt: None,
+                    user_message: None,
                     final_text: None,
                     complete: false,
                     lines: Vec::new(),
                 });
+                words.push(ov_engine::turn::TurnFragment::default());
             }
             let Some(turn) = session.turns.last_mut() else {
                 session.prelude.push(line);
@@ -180,9 +187,19 @@ impl Session {
                         .and_then(Value::as_str)
                         .map(str::to_owned);
                 }
-                // The first line carrying the prompt wins, as in the engine's reader.
-                if turn.prompt.is_none() {
-                    turn.prompt.clone_from(&f.prompt);
+                // The engine's merge: the first line carrying words gives the prompt, a
+                // later line's words further on in the conversation are steering.
+                if let Some(w) = words.get_mut(turn.index) {
+                    w.merge(&ov_engine::turn::TurnFragment {
+                        prompt: f.prompt.clone(),
+                        prompt_at: f.prompt_at,
+                        ..ov_engine::turn::TurnFragment::default()
+                    });
+                    turn.prompt.clone_from(&w.prompt);
+                    turn.user_message = ov_engine::turnbook::user_message(
+                        w.prompt.as_deref(),
+                        w.steering.iter().map(|(_, s)| s.as_str()),
+                    );
                 }
                 // Invariant: `complete` and `final_text` describe the last complete main line.
                 turn.complete = f.is_terminal();
