@@ -14,6 +14,10 @@
 //!
 //! bincode is pinned to `=2.0.1` (3.0.0 is a tombstone); the golden-byte tests
 //! below fail if an upgrade changes a single byte.
+//!
+//! [`crate::event::Event`] is append-only: bincode writes a variant's index, so a
+//! new variant goes last (e.g. `CommitTraced`, index 19, after `Problem`) and
+//! every older journal decodes unchanged without a version bump.
 
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -172,6 +176,14 @@ mod tests {
                     request_sent: true,
                 },
             },
+            Envelope {
+                at_ms: 1_796_212_624_500,
+                pid: 4243,
+                event: Event::CommitTraced {
+                    commit_id: 3,
+                    trace_id: "tr-9".into(),
+                },
+            },
         ]
     }
 
@@ -189,6 +201,7 @@ mod tests {
             "0101fdac8b9d36a2010000fb93100501107475726e3a7475726e5f613a7573\
              657201067475726e5f61000268690200",
             "0101fd108c9d36a2010000fb93100807fbf70101046275737901",
+            "0101fd748c9d36a2010000fb931013030474722d39",
         ];
         let mut buf = Vec::new();
         for (env, want) in sample().iter().zip(expected) {

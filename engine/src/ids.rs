@@ -3,32 +3,81 @@
 /// Longest file-name component derived from an id.
 pub const MAX_SAFE_LEN: usize = 128;
 
-/// Makes `raw` safe to use as one file-name component.
+/// Hex digits of the SHA-256 suffix that [`safe_part`] gives an id that is not already safe.
+const HASH_HEX: usize = 20;
+
+/// Whether `raw` is used as is: lowercase ASCII letters, digits, `.`, `_`, `-`, not empty,
+/// not starting with `.`, at most [`MAX_SAFE_LEN`] bytes. Uppercase is excluded because the
+/// file system may fold case (`Sess` and `sess` would share a journal).
+fn is_plain(raw: &str) -> bool {
+    !raw.is_empty()
+        && raw.len() <= MAX_SAFE_LEN
+        && !raw.starts_with('.')
+        && raw.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+        })
+}
+
+/// Makes `raw` safe to use as one file-name component and as the readable part of a remote
+/// session id, injectively: two different ids never share a journal or a remote session.
 ///
-/// Every character outside `[A-Za-z0-9._-]` becomes `-`; the result is never
-/// empty, `.` or `..`, and at most [`MAX_SAFE_LEN`] bytes. A long id keeps a
-/// prefix and gets an xxh3 suffix so two long ids never collide silently.
+/// A plain id (see `is_plain`: `sess_<uuid>` is one) is its own name. Any other id becomes
+/// `<readable>~<20 hex of SHA-256(raw)>`, where `<readable>` is the id lowercased with every
+/// other character replaced by `-`, leading dots removed, cut to fit [`MAX_SAFE_LEN`]
+/// (`unknown` when nothing is left). `~` never occurs in a plain id, so a hashed name cannot
+/// be the name of a plain one; `proj/x`, `proj x` and `proj-x` get three names.
 pub fn safe_part(raw: &str) -> String {
-    let mut out: String = raw
+    if is_plain(raw) {
+        return raw.to_owned();
+    }
+    use sha2::{Digest, Sha256};
+    let mut readable: String = raw
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+            let c = c.to_ascii_lowercase();
+            if c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-') {
                 c
             } else {
                 '-'
             }
         })
         .collect();
-    if out.len() > MAX_SAFE_LEN {
-        let h = xxhash_rust::xxh3::xxh3_64(raw.as_bytes());
-        out.truncate(MAX_SAFE_LEN - 17);
-        out.push('-');
-        out.push_str(&format!("{h:016x}"));
+    let dots = readable.len() - readable.trim_start_matches('.').len();
+    readable.drain(..dots);
+    readable.truncate(MAX_SAFE_LEN - HASH_HEX - 1);
+    if readable.is_empty() {
+        readable.push_str("unknown");
     }
-    if out.is_empty() || out.chars().all(|c| c == '.') {
-        out = format!("unknown{}", "-".repeat(out.len()));
+    let digest = Sha256::digest(raw.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{readable}~{}", hex.get(..HASH_HEX).unwrap_or(&hex))
+}
+
+/// Whether `name` is a value [`safe_part`] returns: a journal directory name handed from one
+/// process to another (`ovhook worker --session <name>`) is used as is, never mapped again.
+pub fn is_safe_part(name: &str) -> bool {
+    match name.rsplit_once('~') {
+        None => is_plain(name),
+        Some((readable, hash)) => {
+            hash.len() == HASH_HEX
+                && hash
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+                && (readable.is_empty() || is_plain(readable))
+                && readable.len() < MAX_SAFE_LEN - HASH_HEX
+        }
     }
-    out
+}
+
+/// `raw` when it can name a file on its own (no separator or NUL, not `.` or `..`, not
+/// empty, at most 200 bytes); ZCode names its rollout file after the raw session id.
+pub fn file_component(raw: &str) -> Option<&str> {
+    (!raw.is_empty()
+        && raw.len() <= 200
+        && raw != "."
+        && raw != ".."
+        && !raw.contains(['/', '\\', '\0']))
+    .then_some(raw)
 }
 
 /// The OpenViking session id of a harness session: `<harness prefix><safe id>`
@@ -108,16 +157,58 @@ mod tests {
 
     #[test]
     fn safe_part_blocks_traversal_and_odd_chars() {
-        assert_eq!(safe_part("sess_abc/def"), "sess_abc-def");
-        assert_eq!(safe_part("sess_abc:1"), "sess_abc-1");
-        assert_eq!(safe_part(".."), "unknown--");
-        assert_eq!(safe_part("."), "unknown-");
-        assert_eq!(safe_part(""), "unknown");
-        assert_eq!(safe_part("../../etc/passwd"), "..-..-etc-passwd");
+        for raw in [
+            "sess_abc/def",
+            "sess_abc:1",
+            "..",
+            ".",
+            "",
+            "../../etc/passwd",
+            ".hidden",
+        ] {
+            let p = safe_part(raw);
+            assert!(is_safe_part(&p), "{raw:?} -> {p:?}");
+            assert!(
+                !p.contains('/') && p != "." && p != ".." && !p.starts_with('.'),
+                "{p}"
+            );
+        }
+        assert!(safe_part("sess_abc/def").starts_with("sess_abc-def~"));
+        assert!(safe_part("").starts_with("unknown~"));
         let long = "x".repeat(500);
         let a = safe_part(&long);
         assert!(a.len() <= MAX_SAFE_LEN);
         assert_ne!(a, safe_part(&"x".repeat(501)));
+    }
+
+    #[test]
+    fn distinct_ids_get_distinct_names() {
+        let ids = [
+            "proj/x", "proj x", "proj-x", "Proj-x", "PROJ-X", "proj:x", "proj\\x", "proj-x~0",
+        ];
+        let names: std::collections::BTreeSet<String> = ids.iter().map(|i| safe_part(i)).collect();
+        assert_eq!(names.len(), ids.len(), "{names:?}");
+        // Case-folding file systems: no two names differ only by case.
+        let folded: std::collections::BTreeSet<String> =
+            names.iter().map(|n| n.to_ascii_lowercase()).collect();
+        assert_eq!(folded.len(), ids.len());
+        assert_eq!(safe_part("proj-x"), "proj-x");
+        assert_eq!(safe_part("sess_0a1b-2c"), "sess_0a1b-2c");
+    }
+
+    #[test]
+    fn a_name_is_never_mapped_again() {
+        for raw in ["proj/x", "sess_1", "Ab", "", "a~b"] {
+            let n = safe_part(raw);
+            assert!(is_safe_part(&n), "{n}");
+        }
+        assert!(!is_safe_part("proj/x"));
+        assert!(!is_safe_part("a~b"));
+        assert!(!is_safe_part(".."));
+        assert_eq!(file_component("sess_1"), Some("sess_1"));
+        assert_eq!(file_component("proj x"), Some("proj x"));
+        assert_eq!(file_component("a/b"), None);
+        assert_eq!(file_component(".."), None);
     }
 
     #[test]
@@ -146,6 +237,6 @@ mod tests {
     #[test]
     fn openviking_id_is_prefixed_and_safe() {
         assert_eq!(remote_session_id("zc-", "sess_42"), "zc-sess_42");
-        assert_eq!(remote_session_id("zc-", "a/b"), "zc-a-b");
+        assert!(remote_session_id("zc-", "a/b").starts_with("zc-a-b~"));
     }
 }

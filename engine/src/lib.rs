@@ -23,6 +23,7 @@ pub mod config;
 pub mod delivery;
 pub mod event;
 pub mod failpoint;
+pub mod failure;
 pub mod ids;
 pub mod paths;
 pub mod plan;

@@ -55,12 +55,17 @@ pub fn log_file(root: &Path) -> PathBuf {
 }
 
 /// ZCode's rollout file for a session: `~/.zcode/cli/rollout/model-io-<sessionId>.jsonl`.
-/// The id is sanitised, so it can never leave the rollout folder.
+/// ZCode names the file after the raw id; an id that cannot be one file-name component
+/// (a separator, `..`) is replaced by its [`safe_part`], so the path never leaves the folder.
 pub fn zcode_rollout(home: &Path, session_id: &str) -> PathBuf {
+    let name = match crate::ids::file_component(session_id) {
+        Some(raw) => raw.to_owned(),
+        None => safe_part(session_id),
+    };
     home.join(".zcode")
         .join("cli")
         .join("rollout")
-        .join(format!("model-io-{}.jsonl", safe_part(session_id)))
+        .join(format!("model-io-{name}.jsonl"))
 }
 
 /// Creates `dir` and its missing parents with mode 0700.
@@ -97,10 +102,16 @@ mod tests {
     #[test]
     fn rollout_path_cannot_escape() {
         let p = zcode_rollout(Path::new("/h"), "../../x");
-        assert_eq!(
-            p,
-            PathBuf::from("/h/.zcode/cli/rollout/model-io-..-..-x.jsonl")
-        );
         assert_eq!(p.parent(), Some(Path::new("/h/.zcode/cli/rollout")));
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        assert!(
+            name.starts_with("model-io-") && !name.contains('/'),
+            "{name}"
+        );
+        // A plain component keeps the raw id, as ZCode names the file.
+        assert_eq!(
+            zcode_rollout(Path::new("/h"), "proj x"),
+            PathBuf::from("/h/.zcode/cli/rollout/model-io-proj x.jsonl")
+        );
     }
 }

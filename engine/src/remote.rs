@@ -36,6 +36,7 @@ fn transport_error(e: &ClientError) -> TransportError {
         retryable: e.is_retryable(),
         unreachable: e.is_unreachable(),
         message: e.to_string(),
+        trace_id: e.trace_id().map(str::to_owned),
     }
 }
 
@@ -72,6 +73,7 @@ impl Transport for Client {
             .map(|r| CommitReply {
                 task_id: r.task_id,
                 archive_uri: r.archive_uri,
+                trace_id: r.trace_id,
             })
             .map_err(|e| transport_error(&e))
     }
@@ -94,5 +96,9 @@ impl Transport for Client {
                     .collect()
             })
             .map_err(|e| transport_error(&e))
+    }
+
+    fn answers_now(&self) -> bool {
+        self.health().is_ok()
     }
 }

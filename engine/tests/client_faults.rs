@@ -396,6 +396,195 @@ fn session_messages_retries_a_half_written_file() {
     assert!(seen.lock().expect("seen").len() >= 5);
 }
 
+/// A listener that counts connections and answers nothing useful: the target of a redirect.
+fn counting_target() -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!(
+        "http://localhost:{}",
+        listener.local_addr().expect("addr").port()
+    );
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut r = BufReader::new(&stream);
+            loop {
+                let mut h = String::new();
+                if r.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                    break;
+                }
+                head.push(h);
+            }
+            log.lock().expect("log").push(head.concat());
+            let _ = stream.write_all(&http(200, r#"{"status":"ok","result":{}}"#));
+        }
+    });
+    (url, seen)
+}
+
+fn is_not_openviking(e: &ov_engine::client::ClientError) -> bool {
+    matches!(e, ov_engine::client::ClientError::NotOpenViking { .. })
+}
+
+/// A proxy's HTML page answered with 200 is not an acknowledgement: a typed failure that
+/// reads as an unreachable server (retryable, status 0), for writes and reads alike.
+#[test]
+fn a_200_that_is_not_openviking_json_is_never_success() {
+    for body in [
+        "<html><body>Please log in to the Wi-Fi</body></html>",
+        "",
+        r#"{"message":"hello from the proxy"}"#,
+        "[1,2]",
+    ] {
+        let reply = http(200, body);
+        let (url, seen) = fake(move |_, _, _| reply.clone());
+        let c = client(&url, 2000);
+        let e = c.add_batch("zc-s", &one(), &|| {}).expect_err(body);
+        assert!(is_not_openviking(&e), "{body}: {e:?}");
+        assert!(
+            e.is_retryable() && e.is_unreachable() && e.status() == 0,
+            "{e:?}"
+        );
+        let e = c.add_one("zc-s", &one()[0], &|| {}).expect_err(body);
+        assert!(is_not_openviking(&e), "{e:?}");
+        let e = c.commit("zc-s", &|| {}).expect_err(body);
+        assert!(is_not_openviking(&e), "{e:?}");
+        assert!(c.health().is_err(), "health on {body:?}");
+        assert!(c.session_messages("zc-s").is_err(), "read on {body:?}");
+        assert!(!seen.lock().expect("seen").is_empty());
+    }
+}
+
+/// A 307 to another origin is never followed: the target sees no request (so neither the
+/// prompt nor the key, account or user headers), for recall and message posts alike, and
+/// the failure is not a refusal of the message.
+#[test]
+fn redirects_are_never_followed() {
+    let (target, reached) = counting_target();
+    let location = format!("{target}/api/v1/sessions/zc-s/messages/batch");
+    let (url, seen) = fake(move |_, _, _| {
+        format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .into_bytes()
+    });
+    let c = Client::new(ClientConfig {
+        base_url: url.clone(),
+        api_key: Some("k1".into()),
+        account: Some("acct".into()),
+        user: Some("usr".into()),
+        timeout: Duration::from_millis(3000),
+        ..ClientConfig::default()
+    })
+    .expect("client");
+    let e = c.add_batch("zc-s", &one(), &|| {}).expect_err("307");
+    assert!(is_not_openviking(&e), "{e:?}");
+    assert!(
+        e.is_retryable() && e.is_unreachable(),
+        "a redirect is not a refusal: {e:?}"
+    );
+    assert!(e.to_string().contains("307"), "{e}");
+    c.add_one("zc-s", &one()[0], &|| {}).expect_err("307");
+    let _ = c.recall(&RecallRequest::new(
+        "secret prompt text",
+        Duration::from_secs(10),
+    ));
+    assert!(seen.lock().expect("seen").len() >= 3);
+    assert!(
+        reached.lock().expect("reached").is_empty(),
+        "the redirect target was contacted: {:?}",
+        reached.lock().expect("reached")
+    );
+}
+
+/// A key written into the URL (`http://KEY@host`) is sent as the bearer key and appears in
+/// no error text (error texts are journaled and logged).
+#[test]
+fn a_key_in_the_url_is_used_and_never_shown() {
+    let (url, _) = fake(|_, _, _| http(503, r#"{"status":"error","error":{"message":"busy"}}"#));
+    let with_key = url.replace("http://", "http://user:s3cr3t-url-key@");
+    let c = Client::new(ClientConfig {
+        base_url: with_key,
+        ..ClientConfig::default()
+    })
+    .expect("client");
+    assert_eq!(c.base_url(), url);
+    let e = c.add_batch("zc-s", &one(), &|| {}).expect_err("503");
+    assert!(!format!("{c:?}").contains("s3cr3t"));
+    assert!(!format!("{e} {e:?}").contains("s3cr3t"), "{e:?}");
+    // Unreachable too.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let c = Client::new(ClientConfig {
+        base_url: format!("http://s3cr3t-url-key@127.0.0.1:{port}"),
+        ..ClientConfig::default()
+    })
+    .expect("client");
+    let e = c.add_batch("zc-s", &one(), &|| {}).expect_err("closed");
+    assert!(!format!("{e} {e:?}").contains("s3cr3t"), "{e:?}");
+}
+
+/// Delivery through a server that answers every request with a redirect: the messages
+/// are never set aside (a redirect says nothing about them), and stay to be sent.
+#[test]
+fn a_redirect_on_a_message_post_never_sets_the_message_aside() {
+    use ov_engine::delivery::{deliver, DeliverySettings};
+    use ov_engine::event::{Event, PlannedMessage};
+    use ov_engine::projector::MessageStatus;
+    use ov_engine::store::SessionStore;
+    use ov_engine::turn::{DedupKey, Role};
+    use ov_journal::Durability;
+
+    let (target, reached) = counting_target();
+    let (url, _) = fake(move |_, path, _| {
+        format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: {target}{path}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .into_bytes()
+    });
+    let c = client(&url, 2000);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let store = SessionStore::open(&tmp.path().join("j")).expect("open");
+    let messages = [Role::User, Role::Assistant]
+        .into_iter()
+        .map(|role| PlannedMessage {
+            key: DedupKey::for_turn("t1", role),
+            turn_id: Some("t1".into()),
+            role,
+            content: format!("t1 {}", role.as_str()),
+            raw_len: 5,
+            interrupted: false,
+        })
+        .collect();
+    store
+        .append(Event::MessagesPlanned { messages }, Durability::Buffered)
+        .expect("plan");
+    let mut settings = DeliverySettings::new("zc-s".into());
+    settings.in_doubt_settle_ms = 0;
+    settings.ignore_backoff = true;
+    for _ in 0..3 {
+        deliver(&store, None, Some(&c), &settings).expect("deliver");
+    }
+    let state = store.fold().expect("fold").state;
+    assert_eq!(state.messages.len(), 2);
+    for (k, r) in &state.messages {
+        assert!(
+            matches!(
+                r.status,
+                MessageStatus::Pending | MessageStatus::InFlight { .. }
+            ),
+            "{k}: {:?}",
+            r.status
+        );
+    }
+    assert!(reached.lock().expect("reached").is_empty());
+}
+
 /// A client with a deadline never runs past it, however many calls an operation makes: a server
 /// answering every request slowly (but within the per-call timeout) costs the profile its
 /// deadline, not the sum of its calls, and the failure reads as unreachable.

@@ -271,6 +271,10 @@ fn wild_event() -> impl Strategy<Value = Event> {
                     commit_id: id,
                     applied: flag
                 }),
+                Just(Event::CommitTraced {
+                    commit_id: id,
+                    trace_id: s.clone().unwrap_or_default()
+                }),
                 Just(Event::RecallServed {
                     turn_id: s.clone(),
                     prompt_hash: id,

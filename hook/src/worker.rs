@@ -47,7 +47,7 @@ impl WorkerCtx {
 impl WorkerContext for WorkerCtx {
     fn transcript(&self, state: &State) -> Option<Box<dyn TranscriptSource>> {
         let sid = state.session_id.as_deref()?;
-        harness_of(state).transcript(&self.home, sid)
+        harness_of(state).transcript(&self.home, sid, state.cwd.as_deref())
     }
 
     fn transport(&self) -> Option<&dyn Transport> {
@@ -56,7 +56,9 @@ impl WorkerContext for WorkerCtx {
 
     fn settings(&self, state: &State) -> DeliverySettings {
         let sid = state.session_id.as_deref().unwrap_or("unknown");
-        let mut s = DeliverySettings::new(harness_of(state).remote_session_id(sid));
+        let harness = harness_of(state);
+        let mut s = DeliverySettings::new(harness.remote_session_id(sid));
+        s.answer_precedence = harness.answer_precedence();
         s.capture_enabled = self.cfg.memory_enabled && self.cfg.capture.enabled;
         s.max_length = self.cfg.capture.max_length;
         s.commit_token_threshold = self.cfg.capture.commit_token_threshold;
@@ -74,12 +76,12 @@ fn harness_of(state: &State) -> &'static dyn Harness {
 /// Returns true when one of its passes reached the server (a transport was
 /// configured and not skipped as offline).
 pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow::Result<bool> {
-    let dir = ov_engine::paths::journals_dir(root).join(ov_engine::ids::safe_part(dir_name));
+    let dir = ov_engine::paths::journals_dir(root).join(journal_dir_name(dir_name));
     let store = SessionStore::open_with(&dir, Duration::from_secs(5))
         .with_context(|| format!("could not open {}", dir.display()))?;
     let state = store.fold()?.state;
     let ctx = WorkerCtx::new(state.cwd.as_deref());
-    if reason == WorkerReason::Drain {
+    if matches!(reason, WorkerReason::Drain | WorkerReason::Resume) {
         let transcript = ctx.transcript(&state);
         let settings = ctx.settings(&state);
         if !delivery::drain_has_work(
@@ -93,10 +95,23 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
     }
     let wait = match reason {
         WorkerReason::Stop | WorkerReason::Sweep => Duration::from_millis(20),
-        WorkerReason::Drain => Duration::from_secs(10),
+        // A SessionEnd's commit must not be lost to a Stop worker still holding the lock.
+        WorkerReason::Drain | WorkerReason::SessionEnd | WorkerReason::Resume => {
+            Duration::from_secs(10)
+        }
     };
     let reports = delivery::run_worker(&store, &ctx, reason, wait)?;
     Ok(ctx.transport().is_some() && reports.iter().any(|r| !r.offline))
+}
+
+/// A journal directory name handed over by another process is used as is; anything
+/// else is a session id, mapped to its directory name.
+fn journal_dir_name(name: &str) -> String {
+    if ov_engine::ids::is_safe_part(name) {
+        name.to_owned()
+    } else {
+        ov_engine::ids::safe_part(name)
+    }
 }
 
 /// Unsent or in-doubt messages, or a commit left in flight: what a sweep sends.
@@ -112,7 +127,7 @@ const SWEEP_BUDGET: Duration = Duration::from_secs(10);
 /// worker lock is taken is skipped; its holder is on it.
 fn sweep_others(root: &Path, own: &str) {
     let start = std::time::Instant::now();
-    let own = ov_engine::ids::safe_part(own);
+    let own = journal_dir_name(own);
     for dir in ov_engine::store::session_dirs(root) {
         if start.elapsed() > SWEEP_BUDGET {
             break;
@@ -136,23 +151,31 @@ fn sweep_others(root: &Path, own: &str) {
     }
 }
 
-/// `ovhook worker --session <id>`.
+/// `ovhook worker --session <id> [--reason stop|session-end]`.
 pub fn run(args: &[String]) -> anyhow::Result<i32> {
     crate::logfile::init(false);
     let mut session = None;
+    let mut reason = WorkerReason::Stop;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--session" => session = it.next().cloned(),
+            "--reason" => {
+                reason = match it.next().map(String::as_str) {
+                    Some("stop") => WorkerReason::Stop,
+                    Some("session-end") => WorkerReason::SessionEnd,
+                    other => anyhow::bail!("worker: unknown --reason {other:?}"),
+                }
+            }
             other => anyhow::bail!("worker: unexpected argument '{other}'"),
         }
     }
     let session = session.context("worker: --session is required")?;
     let root = ov_engine::paths::state_root();
-    match run_session(&root, &session, WorkerReason::Stop) {
+    match run_session(&root, &session, reason) {
         // Other sessions' leftovers, only when this pass reached the server.
-        Ok(true) => sweep_others(&root, &session),
-        Ok(false) => {}
+        Ok(true) if reason == WorkerReason::Stop => sweep_others(&root, &session),
+        Ok(_) => {}
         Err(e) => {
             log::error!("worker {session}: {e:#}");
             return Ok(1);

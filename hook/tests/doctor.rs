@@ -205,7 +205,7 @@ fn fake_server(status_code: u16, n: usize) -> (String, std::thread::JoinHandle<V
             } else if status_code == 200 {
                 (
                     200,
-                    r#"{"result":{"initialized":true,"user":"bob"}}"#.to_owned(),
+                    r#"{"status":"ok","result":{"initialized":true,"user":"bob"}}"#.to_owned(),
                 )
             } else {
                 (status_code, r#"{"status":"error"}"#.to_owned())

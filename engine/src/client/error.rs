@@ -2,8 +2,8 @@
 
 /// A failed OpenViking call.
 ///
-/// Classification (anchor §2.1): transport failures (status 0), 408, 429, every 5xx, and a 409 whose
-/// `error.details.retryable` is `true` are retryable; 401, 403 and every other 4xx are terminal.
+/// Whether a failure is retryable is decided by [`crate::failure::status_is_retryable`]; what it
+/// means for the messages a send carried, by [`crate::failure::Failure::classify`].
 /// No variant ever carries the API key: URLs never contain it and headers are not copied here.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -43,6 +43,19 @@ pub enum ClientError {
         message: String,
         /// Whether a later attempt may succeed (see the type docs).
         retryable: bool,
+        /// The server's trace id of the reply (see [`trace_id_of`]).
+        trace_id: Option<String>,
+    },
+    /// The reply did not come from OpenViking: a 2xx whose body is not OpenViking's JSON
+    /// envelope (a proxy's or captive portal's HTML page), or a redirect (never followed: it
+    /// would carry the prompt and the account headers to another origin). Nothing is known
+    /// to have reached the server; classified like an unreachable server.
+    #[error("OpenViking at {url} did not answer: {message}")]
+    NotOpenViking {
+        /// The request URL.
+        url: String,
+        /// What came back instead (status, content type, redirect target's origin).
+        message: String,
     },
     /// A successful reply whose JSON did not have the shape the operation needs.
     #[error("OpenViking reply from {url} not understood: {message}")]
@@ -61,7 +74,10 @@ impl ClientError {
     /// Whether retrying the same call later may succeed.
     pub fn is_retryable(&self) -> bool {
         match self {
-            Self::Unreachable { .. } | Self::Timeout { .. } | Self::Network { .. } => true,
+            Self::Unreachable { .. }
+            | Self::Timeout { .. }
+            | Self::Network { .. }
+            | Self::NotOpenViking { .. } => true,
             Self::Http { retryable, .. } => *retryable,
             Self::Decode { .. } | Self::Config(_) => false,
         }
@@ -71,7 +87,9 @@ impl ClientError {
     pub fn is_unreachable(&self) -> bool {
         matches!(
             self,
-            Self::Unreachable { .. } | Self::Timeout { connect: true, .. }
+            Self::Unreachable { .. }
+                | Self::Timeout { connect: true, .. }
+                | Self::NotOpenViking { .. }
         )
     }
 
@@ -84,6 +102,14 @@ impl ClientError {
         }
     }
 
+    /// The server's trace id of the failed reply, when it answered.
+    pub fn trace_id(&self) -> Option<&str> {
+        match self {
+            Self::Http { trace_id, .. } => trace_id.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The server's `error.code`, when it sent one.
     pub fn code(&self) -> Option<&str> {
         match self {
@@ -93,23 +119,30 @@ impl ClientError {
     }
 }
 
-/// Retry classification of a failed reply (anchor `retryable.mjs`).
-pub(crate) fn status_is_retryable(status: u16, error: &serde_json::Value) -> bool {
-    match status {
-        0 | 408 | 429 => true,
-        s if s >= 500 => true,
-        409 => error
-            .pointer("/details/retryable")
-            .and_then(serde_json::Value::as_bool)
-            .unwrap_or(false),
-        _ => false,
-    }
+/// The trace id of a reply: `result.trace_id`, `error.trace_id` or `trace_id` of the body
+/// (the first non-empty), else the `X-Request-Id` header the server sets on every reply.
+pub(crate) fn trace_id_of(body: &serde_json::Value, request_id: Option<&str>) -> Option<String> {
+    ["/result/trace_id", "/error/trace_id", "/trace_id"]
+        .iter()
+        .filter_map(|p| body.pointer(p).and_then(serde_json::Value::as_str))
+        .chain(request_id)
+        .map(str::trim)
+        .find(|t| !t.is_empty())
+        .map(|t| {
+            let mut t = t.to_owned();
+            crate::client::truncate_utf8(&mut t, 200);
+            t
+        })
 }
 
 /// Builds the failure for a non-2xx reply or a 2xx envelope with `status:"error"`.
 ///
 /// `body` is the parsed reply (`{}` when it was not JSON). The anchor's `error` is `body.error || body`.
-pub(crate) fn http_error(status: u16, body: &serde_json::Value) -> ClientError {
+pub(crate) fn http_error(
+    status: u16,
+    body: &serde_json::Value,
+    request_id: Option<&str>,
+) -> ClientError {
     let error = match body.get("error") {
         Some(e) if !e.is_null() => e,
         _ => body,
@@ -144,7 +177,13 @@ pub(crate) fn http_error(status: u16, body: &serde_json::Value) -> ClientError {
         status,
         code,
         message,
-        retryable: status_is_retryable(status, error),
+        retryable: crate::failure::status_is_retryable(
+            status,
+            error
+                .pointer("/details/retryable")
+                .and_then(serde_json::Value::as_bool),
+        ),
+        trace_id: trace_id_of(body, request_id),
     }
 }
 
@@ -154,35 +193,26 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn classification_follows_the_anchor() {
-        let plain = json!({});
-        for (status, want) in [
-            (0, true),
-            (400, false),
-            (401, false),
-            (403, false),
-            (404, false),
-            (405, false),
-            (408, true),
-            (409, false),
-            (422, false),
-            (429, true),
-            (500, true),
-            (503, true),
-        ] {
-            assert_eq!(status_is_retryable(status, &plain), want, "status {status}");
-        }
+    fn conflicts_follow_the_servers_flag() {
         let conflict = json!({"error": {"code": "CONFLICT", "details": {"retryable": true}}});
-        assert!(http_error(409, &conflict).is_retryable());
+        assert!(http_error(409, &conflict, None).is_retryable());
         let terminal = json!({"error": {"details": {"retryable": false}}});
-        assert!(!http_error(409, &terminal).is_retryable());
+        assert!(!http_error(409, &terminal, None).is_retryable());
+        assert!(http_error(503, &json!({}), None).is_retryable());
+        assert!(!http_error(401, &json!({}), None).is_retryable());
     }
 
     #[test]
     fn envelope_fields_are_kept() {
         let e = http_error(
             401,
-            &json!({"status":"error","error":{"code":"UNAUTHENTICATED","message":"Invalid API key"}}),
+            &json!({"status":"error","error":{"code":"UNAUTHENTICATED","message":"Invalid API key","trace_id":"tr-1"}}),
+            Some("req-1"),
+        );
+        assert_eq!(e.trace_id(), Some("tr-1"));
+        assert_eq!(
+            http_error(401, &json!({}), Some("req-1")).trace_id(),
+            Some("req-1")
         );
         assert_eq!(e.status(), 401);
         assert_eq!(e.code(), Some("UNAUTHENTICATED"));

@@ -12,7 +12,9 @@
 //!  operation ──► call(method, path, body, timeout, on_sent) ──► reqwest (blocking, rustls)
 //!                        │
 //!                        ▼
-//!       normalise: non-2xx or {"status":"error"} ─► ClientError::Http{status, code, retryable}
+//!       normalise: 3xx (never followed)          ─► ClientError::NotOpenViking
+//!                  2xx, body not {"status":…}     ─► ClientError::NotOpenViking
+//!                  non-2xx or {"status":"error"} ─► ClientError::Http{status, code, retryable}
 //!                  transport failure             ─► Unreachable | Timeout | Network (status 0)
 //!                  otherwise                      ─► body.result ?? body
 //! ```
@@ -128,6 +130,14 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// A successful reply.
+pub(crate) struct Reply {
+    /// `body.result ?? body`.
+    pub(crate) body: Value,
+    /// The server's trace id of the reply (`error::trace_id_of`).
+    pub(crate) trace_id: Option<String>,
+}
+
 /// HTTP method of a call.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Method {
@@ -137,8 +147,14 @@ pub(crate) enum Method {
 
 impl Client {
     /// Builds a client. Fails on an unusable base URL or a header value with forbidden characters.
+    ///
+    /// Credentials in the URL's userinfo (`http://KEY@host`) are taken out of it: the key is
+    /// used as the API key when none is set, and the URL kept (and shown in errors) has none.
     pub fn new(cfg: ClientConfig) -> Result<Client, ClientError> {
-        let base = cfg.base_url.trim().trim_end_matches('/').to_owned();
+        let (base, url_key) =
+            crate::config::split_url_credentials(cfg.base_url.trim().trim_end_matches('/'));
+        let base = base.trim_end_matches('/').to_owned();
+        let api_key = cfg.api_key.clone().filter(|k| !k.is_empty()).or(url_key);
         let parsed = reqwest::Url::parse(&base)
             .map_err(|e| ClientError::Config(format!("base URL {base:?}: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
@@ -148,7 +164,7 @@ impl Client {
         }
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(key) = cfg.api_key.as_deref().filter(|k| !k.is_empty()) {
+        if let Some(key) = api_key.as_deref() {
             let mut v = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
                 ClientError::Config(
                     "the API key contains characters not allowed in a header".into(),
@@ -186,6 +202,9 @@ impl Client {
             .connect_timeout(connect_timeout)
             // Loopback servers are the norm; never route them through an environment proxy.
             .no_proxy()
+            // A redirect would carry the prompt, the key and the account headers to wherever
+            // it points; a redirect is an answer that is not OpenViking's (see `call_raw`).
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| ClientError::Config(format!("HTTP client: {e}")))?;
         Ok(Client {
@@ -223,6 +242,7 @@ impl Client {
                 code: Some("UNHEALTHY".into()),
                 message: "server reports healthy=false".into(),
                 retryable: true,
+                trace_id: None,
             });
         }
         Ok(())
@@ -256,6 +276,19 @@ impl Client {
         timeout: Option<Duration>,
         on_sent: Option<&dyn Fn()>,
     ) -> Result<Value, ClientError> {
+        self.exchange(method, path, body, timeout, on_sent)
+            .map(|r| r.body)
+    }
+
+    /// One request: the reply's `body.result ?? body` and its trace id.
+    pub(crate) fn exchange(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        timeout: Option<Duration>,
+        on_sent: Option<&dyn Fn()>,
+    ) -> Result<Reply, ClientError> {
         let url = format!("{}{}", self.base, path);
         let mut req = match method {
             Method::Get => self.http.get(&url),
@@ -325,21 +358,62 @@ impl Client {
             }
         };
         let status = resp.status().as_u16();
+        if (300..400).contains(&status) {
+            let target = resp
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| resp.url().join(l).ok())
+                .map_or_else(
+                    || "nowhere".to_owned(),
+                    |u| u.origin().ascii_serialization(),
+                );
+            return Err(ClientError::NotOpenViking {
+                url,
+                message: format!("redirect ({status}) to {target}, not followed"),
+            });
+        }
+        let request_id = resp
+            .headers()
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let content_type = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("none")
+            .to_owned();
         let raw = resp.bytes().map_err(|e| transport_error(&url, &e))?;
-        // Anchor: an unparsable body reads as `{}`.
-        let parsed: Value =
-            serde_json::from_slice(&raw).unwrap_or_else(|_| Value::Object(Default::default()));
+        let parsed: Option<Value> = serde_json::from_slice(&raw).ok();
+        let is_envelope = parsed
+            .as_ref()
+            .is_some_and(|v| v.get("status").is_some_and(Value::is_string));
+        if (200..300).contains(&status) && !is_envelope {
+            // Counting this as an acknowledgement would lose the message: whoever answered
+            // (a proxy, a captive portal) is not OpenViking.
+            let mut message = format!(
+                "HTTP {status} with a body that is not OpenViking's JSON (content type {content_type}, {} B)",
+                raw.len()
+            );
+            truncate_utf8(&mut message, 400);
+            return Err(ClientError::NotOpenViking { url, message });
+        }
+        // Anchor: an unparsable error body reads as `{}`.
+        let parsed = parsed.unwrap_or_else(|| Value::Object(Default::default()));
         let envelope_error = parsed.get("status").and_then(Value::as_str) == Some("error");
         if !(200..300).contains(&status) || envelope_error {
-            return Err(error::http_error(status, &parsed));
+            return Err(error::http_error(status, &parsed, request_id.as_deref()));
         }
-        Ok(match parsed {
+        let trace_id = error::trace_id_of(&parsed, request_id.as_deref());
+        let body = match parsed {
             Value::Object(mut m) => match m.remove("result") {
                 Some(r) if !r.is_null() => r,
                 Some(_) | None => Value::Object(m),
             },
             other => other,
-        })
+        };
+        Ok(Reply { body, trace_id })
     }
 
     /// Time left before `deadline`, capped by the configured timeout; `None` when it has passed.

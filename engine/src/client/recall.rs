@@ -643,6 +643,7 @@ mod tests {
             code: None,
             message: "Extra inputs are not permitted: mode".into(),
             retryable: false,
+            trace_id: None,
         };
         assert!(is_unsupported_face(&e));
         let e = ClientError::Http {
@@ -650,6 +651,7 @@ mod tests {
             code: None,
             message: "bad query".into(),
             retryable: false,
+            trace_id: None,
         };
         assert!(!is_unsupported_face(&e));
     }

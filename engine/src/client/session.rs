@@ -1,7 +1,7 @@
 //! Session writes (batch, single, commit) and the reads used for exactly-once reconciliation.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{enc, Client, ClientError, Method, BATCH_LIMIT};
 
@@ -26,6 +26,8 @@ pub struct CommitResult {
     pub archive_uri: Option<String>,
     /// `result.status`, e.g. `accepted`.
     pub status: Option<String>,
+    /// The server's trace id of the reply: `result.trace_id`, else the `X-Request-Id` header.
+    pub trace_id: Option<String>,
 }
 
 /// Counters of a session (`GET /api/v1/sessions/{id}`).
@@ -101,7 +103,14 @@ impl Client {
         on_sent: &dyn Fn(),
     ) -> Result<CommitResult, ClientError> {
         let path = format!("/api/v1/sessions/{}/commit", enc(session_id));
-        let v = self.call(Method::Post, &path, Some(&json!({})), None, Some(on_sent))?;
+        let reply = self.exchange(
+            Method::Post,
+            &path,
+            Some(b"{}".to_vec()),
+            None,
+            Some(on_sent),
+        )?;
+        let v = reply.body;
         let s = |k: &str| {
             v.get(k)
                 .and_then(Value::as_str)
@@ -112,6 +121,7 @@ impl Client {
             task_id: s("task_id"),
             archive_uri: s("archive_uri"),
             status: s("status"),
+            trace_id: reply.trace_id,
         })
     }
 
@@ -310,6 +320,7 @@ fn transient_read_error(e: &ClientError) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn out_message_key_order_is_role_content_turn_id() {

@@ -46,6 +46,7 @@ pub mod keys;
 pub mod peer;
 mod sources;
 pub mod trust;
+mod url_credentials;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -53,6 +54,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use peer::{normalize_remote_url, workspace_peer_from_cwd, RepoInfo};
+pub use url_credentials::split_url_credentials;
 
 /// What [`load`] reads besides the files: the cwd, the home directory and a snapshot of the
 /// environment (only `OPENVIKING_*` and `OVHOOK_*` variables matter).

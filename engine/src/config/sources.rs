@@ -211,16 +211,31 @@ impl Loader<'_> {
     }
 
     fn finish(mut self, repo: Option<RepoInfo>, slot: String) -> Loaded {
-        let creds = std::mem::take(&mut self.creds);
+        let mut creds = std::mem::take(&mut self.creds);
+        // A key in the URL's userinfo is the API key (unless one is set); the URL kept has none.
+        let mut url_key = None;
         let url = creds
             .url
-            .map(|u| u.trim_end_matches('/').to_owned())
+            .take()
+            .map(|u| {
+                let (clean, key) = super::split_url_credentials(&u);
+                url_key = key;
+                clean.trim_end_matches('/').to_owned()
+            })
             .filter(|u| !u.is_empty());
+        creds.mcp_url = creds
+            .mcp_url
+            .take()
+            .map(|u| super::split_url_credentials(&u).0);
         let server = match url {
             Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
                 Some(ServerConfig {
                     url: u,
-                    api_key: creds.api_key.filter(|k| !k.is_empty()).map(Secret::new),
+                    api_key: creds
+                        .api_key
+                        .filter(|k| !k.is_empty())
+                        .or(url_key)
+                        .map(Secret::new),
                     account: creds.account.filter(|a| !a.is_empty()),
                     user: creds.user.filter(|a| !a.is_empty()),
                 })

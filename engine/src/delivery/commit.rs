@@ -7,6 +7,7 @@ use ov_journal::Durability;
 use super::{unreachable_event, DeliverySettings, Run, RunError, RunReport, Transport};
 use crate::event::Event;
 use crate::failpoint;
+use crate::failure::Failure;
 
 pub(super) fn commit_if_due(
     run: &mut Run<'_>,
@@ -22,7 +23,7 @@ pub(super) fn commit_if_due(
     }
     let before = match t.commit_count(&settings.remote_session) {
         Ok(n) => n,
-        Err(e) if e.unreachable || e.status == 0 => {
+        Err(e) if e.failure(false) == Failure::Unreachable => {
             run.append(unreachable_event(&e, settings), Durability::Buffered)?;
             return Ok(());
         }
@@ -41,7 +42,7 @@ pub(super) fn commit_if_due(
         sent.set(true);
         failpoint::hit(failpoint::AFTER_COMMIT_SENT);
     };
-    match t.commit(&settings.remote_session, &on_sent) {
+    let trace_id = match t.commit(&settings.remote_session, &on_sent) {
         Ok(reply) => {
             report.committed = true;
             run.append(
@@ -52,6 +53,7 @@ pub(super) fn commit_if_due(
                 },
                 Durability::Sync,
             )?;
+            reply.trace_id
         }
         Err(e) => {
             // After the request left, a network error or 5xx leaves the commit
@@ -66,10 +68,20 @@ pub(super) fn commit_if_due(
                 },
                 Durability::Buffered,
             )?;
-            if e.unreachable {
+            if e.failure(sent.get()) == Failure::Unreachable {
                 run.append(unreachable_event(&e, settings), Durability::Buffered)?;
             }
+            e.trace_id
         }
+    };
+    if let Some(trace_id) = trace_id {
+        run.append(
+            Event::CommitTraced {
+                commit_id,
+                trace_id,
+            },
+            Durability::Buffered,
+        )?;
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use super::{
     unreachable_event, DeliverySettings, HeldMessage, Run, RunError, RunReport, Transport,
 };
 use crate::event::Event;
+use crate::failure::Failure;
 use crate::projector::{MessageStatus, State};
 use crate::store::now_ms;
 use crate::turn::DedupKey;
@@ -43,7 +44,7 @@ pub(super) fn reconcile(
         let held = match t.held_messages(&settings.remote_session) {
             Ok(h) => h,
             Err(e) => {
-                if e.unreachable || e.status == 0 {
+                if e.failure(false) == Failure::Unreachable {
                     run.append(unreachable_event(&e, settings), Durability::Buffered)?;
                     return Ok(false);
                 }
@@ -75,7 +76,7 @@ pub(super) fn reconcile(
             t.commit_count(&settings.remote_session),
         ) {
             (Some(before), Ok(Some(now))) => now > before,
-            (_, Err(e)) if e.unreachable || e.status == 0 => {
+            (_, Err(e)) if e.failure(false) == Failure::Unreachable => {
                 run.append(unreachable_event(&e, settings), Durability::Buffered)?;
                 return Ok(false);
             }

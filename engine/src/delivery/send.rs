@@ -11,6 +11,7 @@ use super::{
 };
 use crate::event::Event;
 use crate::failpoint;
+use crate::failure::Failure;
 use crate::projector::State;
 use crate::turn::DedupKey;
 
@@ -103,24 +104,24 @@ pub(super) fn send_outbox(
                     },
                     Durability::Sync,
                 )?;
-                if !request_sent && (e.unreachable || e.status == 0) {
-                    run.append(unreachable_event(&e, settings), Durability::Buffered)?;
-                    return Ok(false);
-                }
-                if e.status == 401 || e.status == 403 {
-                    // Credentials are wrong: nothing else will go through either.
-                    return Ok(true);
-                }
-                if request_sent && (e.status == 0 || e.status >= 500) {
-                    // The request may have been applied: settle it with the
-                    // server before anything is resent.
-                    if !reconcile(run, t, settings, report)? {
+                match e.failure(request_sent) {
+                    Failure::Unreachable => {
+                        run.append(unreachable_event(&e, settings), Durability::Buffered)?;
                         return Ok(false);
                     }
-                    transient += 1;
-                } else if e.retryable && !(e.status == 404 || e.status == 405) {
-                    // 408/429: refused before being applied.
-                    transient += 1;
+                    // Nothing else will go through either until the user fixes them.
+                    Failure::Credentials => return Ok(true),
+                    Failure::InDoubt => {
+                        // The request may have been applied: settle it with the
+                        // server before anything is resent.
+                        if !reconcile(run, t, settings, report)? {
+                            return Ok(false);
+                        }
+                        transient += 1;
+                    }
+                    Failure::Transient => transient += 1,
+                    // The fold sends them one by one next.
+                    Failure::NoEndpoint | Failure::Refused => {}
                 }
                 if transient > settings.transient_retries {
                     return Ok(true);

@@ -1,6 +1,7 @@
 //! What delivery needs from the outside: the server ([`Transport`]) and the
 //! session's transcript ([`TranscriptSource`]).
 
+use crate::failure::Failure;
 use crate::turn::{FileIdentity, Role, RolloutChunk};
 
 /// A message as the transport sends it.
@@ -36,6 +37,19 @@ pub struct TransportError {
     pub unreachable: bool,
     /// What happened (never contains credentials).
     pub message: String,
+    /// The server's trace id of the reply, when it answered.
+    pub trace_id: Option<String>,
+}
+
+impl TransportError {
+    /// What the failure means ([`Failure::classify`]); `request_sent` tells whether the
+    /// request body had left. Reads send nothing: they pass `false`.
+    pub fn failure(&self, request_sent: bool) -> Failure {
+        if self.unreachable && !request_sent {
+            return Failure::Unreachable;
+        }
+        Failure::classify(self.status, self.retryable, request_sent)
+    }
 }
 
 /// What a commit returned.
@@ -45,6 +59,8 @@ pub struct CommitReply {
     pub task_id: Option<String>,
     /// Archive written.
     pub archive_uri: Option<String>,
+    /// The server's trace id of the reply.
+    pub trace_id: Option<String>,
 }
 
 /// The server side of delivery. `on_sent` is called once the request body has
@@ -70,6 +86,12 @@ pub trait Transport {
     fn commit_count(&self, session: &str) -> Result<Option<u64>, TransportError>;
     /// Everything the server holds for the session, live and archived.
     fn held_messages(&self, session: &str) -> Result<Vec<HeldMessage>, TransportError>;
+    /// One cheap question that says whether the server answers now, asked by a
+    /// Stop worker inside a back-off window before it gives up on the server.
+    /// A transport that cannot tell says no (the back-off holds).
+    fn answers_now(&self) -> bool {
+        false
+    }
 }
 
 /// Where a session's transcript comes from (ZCode: its rollout file).
@@ -77,6 +99,17 @@ pub trait TranscriptSource {
     /// Reads what is new since `resume` (identity and offset of the last read).
     /// `Ok(None)` when there is no transcript file.
     fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>>;
+    /// [`TranscriptSource::read`] for a transcript whose lines do not all name
+    /// their turn: `last_turn` is the turn of the last line of the previous read
+    /// (lines at the start of this range that name none continue it).
+    fn read_after(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+        last_turn: Option<&str>,
+    ) -> std::io::Result<Option<RolloutChunk>> {
+        let _ = last_turn;
+        self.read(resume)
+    }
     /// The path, for the journal.
     fn path(&self) -> String;
     /// Whether anything new is there since `resume`, without reading it

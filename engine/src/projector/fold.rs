@@ -1,10 +1,11 @@
 //! The fold: how each event changes a session's [`State`].
 
 use super::{
-    estimate_tokens, not_the_message, CommitInFlight, MessageRecord, MessageStatus, PromptSeen,
-    RolloutPosition, SendRecord, State, TurnLiveness, MAX_SINGLE_ATTEMPTS, RECALL_CACHE_ENTRIES,
+    estimate_tokens, CommitInFlight, MessageRecord, MessageStatus, PromptSeen, RolloutPosition,
+    SendRecord, State, TurnLiveness, MAX_SINGLE_ATTEMPTS, RECALL_CACHE_ENTRIES,
 };
 use crate::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage, WorkerReason};
+use crate::failure::Failure;
 use crate::turn::DedupKey;
 
 impl State {
@@ -98,10 +99,11 @@ impl State {
                 error,
                 request_sent,
             } => {
-                if *request_sent && (*status == 0 || *status >= 500) {
+                let failure = Failure::classify(*status, *retryable, *request_sent);
+                if failure == Failure::InDoubt {
                     self.doubt_send(*send_id, *status, error);
                 } else if let Some(send) = self.sends.remove(send_id) {
-                    self.fail_send(&send, *status, *retryable, error);
+                    self.fail_send(&send, failure, *status, error);
                 }
                 if *status != 0 {
                     self.clear_backoff();
@@ -159,11 +161,11 @@ impl State {
             Event::CommitFailed {
                 commit_id,
                 status,
+                retryable,
                 error,
                 request_sent,
-                ..
             } => {
-                if *request_sent && (*status == 0 || *status >= 500) {
+                if Failure::classify(*status, *retryable, *request_sent) == Failure::InDoubt {
                     self.commit.last_error = Some(format!("in doubt: {status}: {error}"));
                 } else {
                     self.settle_commit(*commit_id, false, Some(error.clone()));
@@ -192,7 +194,7 @@ impl State {
                     }
                 }
             }
-            Event::ProfileServed { .. } => {}
+            Event::ProfileServed { .. } | Event::CommitTraced { .. } => {}
             Event::ServerUnreachable {
                 error,
                 retry_after_ms,
@@ -268,6 +270,8 @@ impl State {
                     .filter(|s| !s.is_empty());
                 self.book.observe_stop(turn, response.as_deref());
             }
+            // Its worker closes the open turns and commits; nothing to fold here.
+            HookKind::SessionEnd => {}
         }
     }
 
@@ -352,8 +356,8 @@ impl State {
         }
     }
 
-    fn fail_send(&mut self, send: &SendRecord, status: u16, retryable: bool, error: &str) {
-        if (status == 404 || status == 405) && !send.single {
+    fn fail_send(&mut self, send: &SendRecord, failure: Failure, status: u16, error: &str) {
+        if failure == Failure::NoEndpoint && !send.single {
             self.batch_unsupported = true;
         }
         for k in &send.keys {
@@ -365,7 +369,7 @@ impl State {
             }
             r.failures += 1;
             r.last_error = Some(format!("{status}: {error}"));
-            if not_the_message(status, retryable) {
+            if failure.keeps_messages() {
                 // Nothing about this message is wrong (auth, rate limit,
                 // network, a missing batch endpoint): it waits, never set aside.
                 r.status = MessageStatus::Pending;
@@ -480,10 +484,14 @@ mod tests {
             }),
         };
         let mut s = State::fold(&[ss(10_000)]);
-        assert!(!s.last_session_start_debounced());
+        assert!(!s.last_session_start_debounced(Some("startup")));
         s.apply(&ss(11_999));
-        assert!(s.last_session_start_debounced());
+        assert!(s.last_session_start_debounced(Some("resume")));
+        assert!(
+            !s.last_session_start_debounced(Some("compact")),
+            "a compaction always gets its context back"
+        );
         s.apply(&ss(14_000));
-        assert!(!s.last_session_start_debounced());
+        assert!(!s.last_session_start_debounced(None));
     }
 }

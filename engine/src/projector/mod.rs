@@ -47,15 +47,6 @@ pub const RECALL_CACHE_ENTRIES: usize = 8;
 /// Retryable failures of one message sent on its own before it is set aside.
 pub const MAX_SINGLE_ATTEMPTS: u32 = 8;
 
-/// A refusal that says nothing about the message itself: retryable failures
-/// (network, 408, 429, retryable 409), authentication/authorisation (a wrong
-/// key is fixed by the user, after which every message must still go), and a
-/// missing endpoint (404/405). Such a message stays pending; only a refusal of
-/// the message itself (400, 413, 422, …) sets it aside.
-pub fn not_the_message(status: u16, retryable: bool) -> bool {
-    retryable || matches!(status, 0 | 401 | 403 | 404 | 405 | 408 | 429)
-}
-
 /// Rough token estimate of `len` bytes of text.
 pub fn estimate_tokens(len: u64) -> u64 {
     len.div_ceil(4)

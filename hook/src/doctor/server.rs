@@ -4,6 +4,7 @@
 
 use ov_engine::client::ClientError;
 use ov_engine::config::Config;
+use ov_engine::failure::Failure;
 
 use super::{Check, Level};
 
@@ -40,7 +41,10 @@ pub fn check(cfg: &Config) -> Vec<Check> {
     out.push(match client.system_user() {
         Ok(Some(u)) => Check::new(Level::Ok, auth, format!("authorised as user {u}")),
         Ok(None) => Check::new(Level::Ok, auth, "authorised"),
-        Err(e @ ClientError::Http { status: 401 | 403, .. }) => Check::new(
+        Err(e)
+            if Failure::classify(e.status(), e.is_retryable(), false) == Failure::Credentials =>
+        {
+            Check::new(
             Level::Fail,
             auth,
             format!(
@@ -48,7 +52,8 @@ pub fn check(cfg: &Config) -> Vec<Check> {
                 e.status(),
                 if server.api_key.is_some() { "the API key" } else { "a request without an API key" }
             ),
-        ),
+        )
+        }
         Err(e @ ClientError::Http { .. }) => Check::new(
             Level::Warn,
             auth,

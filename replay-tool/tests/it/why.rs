@@ -111,7 +111,7 @@ fn why_server_unreachable() {
     2026-03-02T09:00:03.070Z  0:357    read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 0..800: 1 model call(s), the prompt, a final answer
     2026-03-02T09:00:03.075Z  0:497    planned as 2 message(s): user (turn:turn_a1:user, 12 B), assistant (turn:turn_a1:assistant, 2 B)
     2026-03-02T09:00:03.080Z  0:610    sent user (turn:turn_a1:user) and assistant (turn:turn_a1:assistant) in send 0 (a batch of 2, pid 41002)
-    2026-03-02T09:00:03.230Z  0:685    send 0 failed with a network error: "connection refused (127.0.0.1:1933)"; worth retrying: the messages went back to the outbox
+    2026-03-02T09:00:03.230Z  0:685    send 0 failed with a network error: "connection refused (127.0.0.1:1933)"; the server could not be reached; the messages wait in the outbox for the back-off
     2026-03-02T09:00:03.231Z  0:756    the server could not be reached ("connection refused (127.0.0.1:1933)"); network work paused for 30s
     verdict: not on the server: waiting to be sent (server unreachable since 2026-03-02T09:00:03.231Z: connection refused (127.0.0.1:1933); next try after 2026-03-02T09:00:33.231Z)
     "#);
@@ -202,4 +202,114 @@ fn why_never_sent_points_at_the_missing_server() {
         .success()
         .stdout(predicate::str::contains("never sent anything"))
         .stdout(predicate::str::contains("ovhook install --url"));
+}
+
+/// A journal written in a temporary folder from `events`; returns the folder and the path.
+fn journal_of(events: Vec<ov_engine::event::Event>) -> (tempfile::TempDir, String) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("j");
+    let store = ov_engine::store::SessionStore::open(&dir).expect("open");
+    for e in events {
+        store
+            .append(e, ov_journal::Durability::Buffered)
+            .expect("append");
+    }
+    drop(store);
+    let path = dir.to_str().expect("utf-8").to_owned();
+    (tmp, path)
+}
+
+fn planned_turn(turn: &str) -> ov_engine::event::Event {
+    use ov_engine::turn::{DedupKey, Role};
+    ov_engine::event::Event::MessagesPlanned {
+        messages: [Role::User, Role::Assistant]
+            .into_iter()
+            .map(|role| ov_engine::event::PlannedMessage {
+                key: DedupKey::for_turn(turn, role),
+                turn_id: Some(turn.into()),
+                role,
+                content: format!("{turn} {}", role.as_str()),
+                raw_len: 10,
+                interrupted: false,
+            })
+            .collect(),
+    }
+}
+
+/// A batch refused with 401: the fold keeps both messages pending, and the story says so
+/// (the projector's classification), not "refused for good; the batch will be split".
+#[test]
+fn why_a_401_keeps_the_messages_waiting() {
+    use ov_engine::event::Event;
+    use ov_engine::turn::{DedupKey, Role};
+    let keys = vec![
+        DedupKey::for_turn("t1", Role::User),
+        DedupKey::for_turn("t1", Role::Assistant),
+    ];
+    let (_tmp, j) = journal_of(vec![
+        planned_turn("t1"),
+        Event::SendStarted {
+            send_id: 0,
+            keys,
+            single: false,
+        },
+        Event::SendFailed {
+            send_id: 0,
+            status: 401,
+            retryable: false,
+            error: "Invalid API key".into(),
+            request_sent: true,
+        },
+    ]);
+    let (code, out, err) = crate::run(&["why", &j, "t1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("refused for good"), "{out}");
+    assert!(!out.contains("split"), "{out}");
+    assert!(out.contains("refused the credentials"), "{out}");
+    assert!(
+        out.contains("verdict: not on the server: waiting to be sent again"),
+        "{out}"
+    );
+}
+
+/// The server's trace id of the commit that covered the turn is in the story and the verdict.
+#[test]
+fn why_shows_the_commits_trace_id() {
+    use ov_engine::event::Event;
+    use ov_engine::turn::{DedupKey, Role};
+    let (_tmp, j) = journal_of(vec![
+        planned_turn("t1"),
+        Event::SendStarted {
+            send_id: 0,
+            keys: vec![
+                DedupKey::for_turn("t1", Role::User),
+                DedupKey::for_turn("t1", Role::Assistant),
+            ],
+            single: false,
+        },
+        Event::SendAcked { send_id: 0 },
+        Event::CommitStarted {
+            commit_id: 0,
+            commit_count_before: Some(0),
+        },
+        Event::CommitAcked {
+            commit_id: 0,
+            task_id: Some("task-1".into()),
+            archive_uri: None,
+        },
+        Event::CommitTraced {
+            commit_id: 0,
+            trace_id: "9b665a77-b5a6-4cfc-87c1-7a32badf6c9f".into(),
+        },
+    ]);
+    let (code, out, err) = crate::run(&["why", &j, "t1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("commit 0: the server's trace id is 9b665a77-b5a6-4cfc-87c1-7a32badf6c9f"),
+        "{out}"
+    );
+    assert!(
+        out.contains("committed by commit 0, server trace id 9b665a77-b5a6-4cfc-87c1-7a32badf6c9f"),
+        "{out}"
+    );
 }
