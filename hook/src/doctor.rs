@@ -8,6 +8,7 @@
 //! configuration sources and their warnings (ignored repository keys included), the server
 //! (reachable and authorised, or the embedded default), then the journals ([`journals`]).
 
+mod agents;
 pub mod journals;
 mod placement;
 mod server;
@@ -110,6 +111,7 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
         .ok()
         .and_then(|e| std::fs::canonicalize(e).ok());
     out.extend(placement.report(&ctx.home, &user, exe.as_deref()));
+    out.extend(agents::report(&ctx.home));
     let loaded = config::load(ctx);
     out.extend(config_checks(&loaded));
     match &loaded.config.server {

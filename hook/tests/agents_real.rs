@@ -32,7 +32,11 @@ fn repo() -> PathBuf {
 
 /// The pinned CLI, or None (with a message) when it is not installed.
 fn cli(agent: &str) -> Option<PathBuf> {
-    let bin = repo().join("target/agents").join(agent).join("bin").join(agent);
+    let bin = repo()
+        .join("target/agents")
+        .join(agent)
+        .join("bin")
+        .join(agent);
     if bin.is_file() {
         return Some(bin);
     }
@@ -239,14 +243,12 @@ impl Agent {
                 .find(|e| e["type"] == "thread.started")
                 .and_then(|e| e["thread_id"].as_str().map(str::to_owned))
                 .expect("thread.started"),
-            _ => {
-                let dirs: Vec<_> = std::fs::read_dir(env.home().join(".copilot/session-state"))
-                    .expect("session-state")
-                    .flatten()
-                    .collect();
-                assert_eq!(dirs.len(), 1);
-                dirs[0].file_name().to_string_lossy().into_owned()
-            }
+            _ => format!("{stdout}{}", String::from_utf8_lossy(&out.stderr))
+                .split("--resume=")
+                .nth(1)
+                .and_then(|rest| rest.split_whitespace().next())
+                .map(str::to_owned)
+                .unwrap_or_else(|| panic!("no session id in copilot's output: {stdout}")),
         }
     }
 
@@ -299,7 +301,11 @@ impl Agent {
         }
 
         let home = env.home().display().to_string();
-        let out = env.run_with(&["install", "--harness", self.name, "--home", &home], b"", &[]);
+        let out = env.run_with(
+            &["install", "--harness", self.name, "--home", &home],
+            b"",
+            &[],
+        );
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -371,16 +377,27 @@ impl Agent {
         for (i, (prompt, answer)) in PROMPTS.iter().zip(&answers).enumerate() {
             let user = held.get(2 * i).expect("user");
             let assistant = held.get(2 * i + 1).expect("assistant");
-            assert_eq!((user.role.as_str(), user.content.as_str()), ("user", *prompt), "{shown:#?}");
+            assert_eq!(
+                (user.role.as_str(), user.content.as_str()),
+                ("user", *prompt),
+                "{shown:#?}"
+            );
             assert_eq!(
                 (assistant.role.as_str(), assistant.content.trim()),
                 ("assistant", answer.as_str()),
                 "{shown:#?}"
             );
-            assert!(user.turn_id.is_some() && user.turn_id == assistant.turn_id, "{shown:#?}");
+            assert!(
+                user.turn_id.is_some() && user.turn_id == assistant.turn_id,
+                "{shown:#?}"
+            );
         }
         let turns: std::collections::HashSet<_> = held.iter().map(|m| &m.turn_id).collect();
-        assert_eq!(turns.len(), PROMPTS.len(), "\"yes\" twice is two turns: {shown:#?}");
+        assert_eq!(
+            turns.len(),
+            PROMPTS.len(),
+            "\"yes\" twice is two turns: {shown:#?}"
+        );
         common::wait_all_idle(&env);
     }
 }

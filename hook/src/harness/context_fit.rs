@@ -54,9 +54,16 @@ mod tests {
 
     #[test]
     fn fits_characters_and_bytes() {
-        assert_eq!(fit("ctx", 10, 100, plain).as_deref(), Some(r#"{"c":"ctx"}"#));
+        assert_eq!(
+            fit("ctx", 10, 100, plain).as_deref(),
+            Some(r#"{"c":"ctx"}"#)
+        );
         assert!(fit("  ", 10, 100, plain).is_none());
-        for text in ["a".repeat(10_001), "日本語".repeat(5_000), "\"\\\n".repeat(9_000)] {
+        for text in [
+            "a".repeat(10_001),
+            "日本語".repeat(5_000),
+            "\"\\\n".repeat(9_000),
+        ] {
             let line = fit(&text, 10_000, 32_768, plain).expect("fits");
             let v: serde_json::Value = serde_json::from_str(&line).expect("json");
             let c = v["c"].as_str().expect("str");

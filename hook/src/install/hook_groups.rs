@@ -300,7 +300,12 @@ mod tests {
 
     #[test]
     fn shell_words_round_trip() {
-        for p in ["/opt/bin/ovhook", "/home/a b/ovhook", "/x/it's/ovhook", "/x/$HOME/ovhook"] {
+        for p in [
+            "/opt/bin/ovhook",
+            "/home/a b/ovhook",
+            "/x/it's/ovhook",
+            "/x/$HOME/ovhook",
+        ] {
             let line = format!("{} --harness qwen stop", shell_word(p));
             assert_eq!(first_word(&line), p, "{line}");
         }

@@ -138,8 +138,13 @@ pub trait InstallTarget: Sync {
 }
 
 /// Every harness ovhook installs into; the first is the default.
-pub fn targets() -> [&'static dyn InstallTarget; 1] {
-    [&crate::harness::zcode::install_target::ZCODE]
+pub fn targets() -> [&'static dyn InstallTarget; 4] {
+    [
+        &crate::harness::zcode::install_target::ZCODE,
+        &crate::harness::qwen::install_target::QWEN,
+        &crate::harness::codex::install_target::CODEX,
+        &crate::harness::copilot::install_target::COPILOT,
+    ]
 }
 
 /// The target named `name`.

@@ -2,6 +2,7 @@
 //!
 //! The payloads carry everything capture needs (prompt, answer, `turn_id`), so no
 //! transcript is read; output is Claude Code's (`hookSpecificOutput`).
+pub mod install_target;
 pub mod wire;
 
 use std::path::Path;

@@ -70,20 +70,34 @@ mod tests {
     fn recorded_turns_pair_by_turn_id() {
         let ups = recorded("UserPromptSubmit");
         let stops = recorded("Stop");
-        assert_eq!((ups.len(), stops.len()), (5, 4), "the failed turn has no Stop");
+        assert_eq!(
+            (ups.len(), stops.len()),
+            (5, 4),
+            "the failed turn has no Stop"
+        );
         for i in ups.iter().chain(&stops) {
             assert!(i.malformed.is_none(), "{i:?}");
             assert!(i.session_id.is_some() && i.transcript_path.is_some());
             assert!(i.turn_id.as_deref().is_some_and(|t| t.len() == 36), "{i:?}");
         }
-        let yes: Vec<_> = ups.iter().filter(|i| i.prompt.as_deref() == Some("yes")).collect();
+        let yes: Vec<_> = ups
+            .iter()
+            .filter(|i| i.prompt.as_deref() == Some("yes"))
+            .collect();
         assert_eq!(yes.len(), 2);
         assert_ne!(yes[0].turn_id, yes[1].turn_id);
-        assert!(stops.iter().all(|s| ups.iter().any(|u| u.turn_id == s.turn_id)));
+        assert!(stops
+            .iter()
+            .all(|s| ups.iter().any(|u| u.turn_id == s.turn_id)));
         let plain = stops.get(1).and_then(|s| s.response_text.as_deref());
         assert_eq!(plain, Some("PLAIN-ANSWER first part. Second part."));
-        let sources: Vec<_> = recorded("SessionStart").into_iter().filter_map(|i| i.source).collect();
-        assert!(sources.contains(&"startup".to_string()) && sources.contains(&"resume".to_string()));
+        let sources: Vec<_> = recorded("SessionStart")
+            .into_iter()
+            .filter_map(|i| i.source)
+            .collect();
+        assert!(
+            sources.contains(&"startup".to_string()) && sources.contains(&"resume".to_string())
+        );
     }
 
     #[test]

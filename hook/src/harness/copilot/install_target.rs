@@ -60,7 +60,10 @@ fn is_ours(entry: &Value) -> bool {
 }
 
 fn command(exe: &Path, sub: &str) -> String {
-    format!("{} --harness copilot {sub}", shell_word(&exe.to_string_lossy()))
+    format!(
+        "{} --harness copilot {sub}",
+        shell_word(&exe.to_string_lossy())
+    )
 }
 
 impl PlaceFormat for CopilotSettings {

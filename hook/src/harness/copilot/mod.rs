@@ -1,8 +1,16 @@
 //! GitHub Copilot CLI: camelCase hook payloads, hook output, the session's events file.
 //!
-//! Copilot's payloads name no turn and carry no answer: every turn (key: its user
-//! message's id), prompt and answer comes from `events.jsonl`; a userPromptSubmitted
-//! prompt is paired with its transcript turn by its words (see the turn book).
+//! Copilot's payloads name no turn and carry no answer. A turn is its user message in
+//! `events.jsonl` (key: the message's `messageId`), and so are its prompt and answer:
+//!
+//! | hook | turn | journaled |
+//! |---|---|---|
+//! | userPromptSubmitted | none yet (the user message is written after the hook) | no prompt: it is used for recall only, the transcript's is captured |
+//! | agentStop | the transcript's last user message ([`latest_prompt_id`]), read from the tail of `transcriptPath` | the Stop of that turn |
+//!
+//! A turn whose model calls all failed gets no agentStop: its prompt is captured alone,
+//! marked, once a later turn (or a drain) reads the transcript past it.
+pub mod install_target;
 pub mod output;
 pub mod transcript_source;
 pub mod wire;
@@ -10,6 +18,7 @@ pub mod wire;
 use std::path::Path;
 
 use ov_engine::delivery::TranscriptSource;
+use ov_engine::transcript::copilot::latest_prompt_id;
 use ov_engine::turnbook::AnswerPrecedence;
 
 use super::{Harness, HookEvent, HookInput};
@@ -27,7 +36,17 @@ impl Harness for Copilot {
     }
 
     fn parse(&self, raw: &[u8], truncated: bool) -> HookInput {
-        wire::parse(raw, truncated)
+        let mut input = wire::parse(raw, truncated);
+        if input.turn_id.is_none() {
+            if let Some(path) = &input.transcript_path {
+                input.turn_id = latest_prompt_id(Path::new(path)).ok().flatten();
+            }
+        }
+        input
+    }
+
+    fn payload_prompt_captured(&self) -> bool {
+        false
     }
 
     fn context_output(&self, event: HookEvent, text: &str, max_bytes: usize) -> Option<String> {

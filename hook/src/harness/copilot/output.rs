@@ -31,7 +31,8 @@ pub fn context(event: HookEvent, text: &str, max_bytes: usize) -> Option<String>
 
 /// The preToolUse deny output.
 pub fn deny(reason: &str, max_bytes: usize) -> Option<String> {
-    let line = json!({"permissionDecision": "deny", "permissionDecisionReason": reason}).to_string();
+    let line =
+        json!({"permissionDecision": "deny", "permissionDecisionReason": reason}).to_string();
     (line.len() < max_bytes).then_some(line)
 }
 
@@ -46,7 +47,8 @@ mod tests {
                 .expect("json");
         assert_eq!(v, json!({"additionalContext": "m"}));
         assert!(context(HookEvent::Stop, "m", 1000).is_none());
-        let d: serde_json::Value = serde_json::from_str(&deny("no", 1000).expect("deny")).expect("json");
+        let d: serde_json::Value =
+            serde_json::from_str(&deny("no", 1000).expect("deny")).expect("json");
         assert_eq!(d["permissionDecision"], "deny");
         assert_eq!(d["permissionDecisionReason"], "no");
     }

@@ -57,7 +57,9 @@ mod tests {
         if std::env::var_os("COPILOT_HOME").is_none() {
             assert_eq!(
                 locate(home, "45f1de9f-246b-49ca-b2ee-c4fd953ef9cb"),
-                Path::new("/h/.copilot/session-state/45f1de9f-246b-49ca-b2ee-c4fd953ef9cb/events.jsonl")
+                Path::new(
+                    "/h/.copilot/session-state/45f1de9f-246b-49ca-b2ee-c4fd953ef9cb/events.jsonl"
+                )
             );
         }
         // A session id is one path segment, never a way out of the folder.

@@ -84,7 +84,11 @@ mod tests {
     fn recorded_payloads_have_sessions_prompts_and_no_turns() {
         let ups = recorded("userPromptSubmitted");
         let stops = recorded("agentStop");
-        assert_eq!((ups.len(), stops.len()), (5, 4), "the failed turn has no agentStop");
+        assert_eq!(
+            (ups.len(), stops.len()),
+            (5, 4),
+            "the failed turn has no agentStop"
+        );
         for i in ups.iter().chain(&stops) {
             assert!(i.malformed.is_none(), "{i:?}");
             assert!(i.session_id.is_some() && i.turn_id.is_none() && i.response_text.is_none());
@@ -96,9 +100,18 @@ mod tests {
         let prompts: Vec<_> = ups.iter().filter_map(|i| i.prompt.as_deref()).collect();
         assert_eq!(
             prompts,
-            ["Please read my notes", "yes", "yes", "Open my viking memory", "This call will boom"]
+            [
+                "Please read my notes",
+                "yes",
+                "yes",
+                "Open my viking memory",
+                "This call will boom"
+            ]
         );
-        let sources: Vec<_> = recorded("sessionStart").into_iter().filter_map(|i| i.source).collect();
+        let sources: Vec<_> = recorded("sessionStart")
+            .into_iter()
+            .filter_map(|i| i.source)
+            .collect();
         assert!(sources.contains(&"new".to_string()) && sources.contains(&"resume".to_string()));
     }
 

@@ -86,7 +86,12 @@ mod tests {
     fn recorded_turns_pair_by_prompt_id_and_the_empty_prompt_is_none() {
         let ups = recorded("UserPromptSubmit");
         let stops = recorded("Stop");
-        assert!(ups.len() >= 7 && stops.len() >= 5, "{} {}", ups.len(), stops.len());
+        assert!(
+            ups.len() >= 7 && stops.len() >= 5,
+            "{} {}",
+            ups.len(),
+            stops.len()
+        );
         for i in ups.iter().chain(&stops) {
             assert!(i.malformed.is_none(), "{i:?}");
             let sid = i.session_id.as_deref().unwrap_or("-");
@@ -96,19 +101,28 @@ mod tests {
         // After tool calls Qwen fires UserPromptSubmit again with "": no prompt.
         let empty: Vec<_> = ups.iter().filter(|i| i.prompt.is_none()).collect();
         assert_eq!(empty.len(), 3);
-        assert!(empty
+        assert!(empty.iter().all(|e| ups
             .iter()
-            .all(|e| ups.iter().any(|u| u.prompt.is_some() && u.turn_id == e.turn_id)));
+            .any(|u| u.prompt.is_some() && u.turn_id == e.turn_id)));
         // "yes" twice: two turns.
-        let yes: Vec<_> = ups.iter().filter(|i| i.prompt.as_deref() == Some("yes")).collect();
+        let yes: Vec<_> = ups
+            .iter()
+            .filter(|i| i.prompt.as_deref() == Some("yes"))
+            .collect();
         assert_eq!(yes.len(), 2);
         assert_ne!(yes[0].turn_id, yes[1].turn_id);
         // Every Stop's turn had a prompt, and the answer is whole.
-        assert!(stops
+        assert!(stops.iter().all(|s| ups
             .iter()
-            .all(|s| ups.iter().any(|u| u.prompt.is_some() && u.turn_id == s.turn_id)));
-        let first = stops.first().and_then(|s| s.response_text.as_deref()).unwrap_or("");
-        assert!(first.starts_with("NOTES-ANSWER part one. Part two."), "{first}");
+            .any(|u| u.prompt.is_some() && u.turn_id == s.turn_id)));
+        let first = stops
+            .first()
+            .and_then(|s| s.response_text.as_deref())
+            .unwrap_or("");
+        assert!(
+            first.starts_with("NOTES-ANSWER part one. Part two."),
+            "{first}"
+        );
     }
 
     #[test]
