@@ -59,6 +59,9 @@ export OVHOOK_TEST_ROOT_KEY=$OV_ROOT_KEY
 echo "== tests"
 cargo test --workspace --locked --no-fail-fast
 
+echo "== release bundle: two packagings of one commit give byte-identical archives"
+DIST_GZIP_LEVEL=1 bash scripts/dist.sh --bin-dir target/debug --check-reproducible
+
 echo "== fuzz corpus replay (every seed and regression input through the fuzz checks, stable)"
 CARGO_TARGET_DIR=$PWD/target/fuzz-replay cargo test --locked --manifest-path journal/fuzz/Cargo.toml
 CARGO_TARGET_DIR=$PWD/target/fuzz-replay cargo test --locked --manifest-path engine/fuzz/Cargo.toml

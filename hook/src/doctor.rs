@@ -9,6 +9,7 @@
 //! (reachable and authorised, or the embedded default), then the journals ([`journals`]).
 
 mod agents;
+pub mod claude_code;
 pub mod journals;
 mod placement;
 mod server;
@@ -102,7 +103,11 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     let state = state_root(ctx);
     let placement = placement::Placement::gather(&ctx.home, &ctx.cwd, &state);
     let user_path = zcode_config_path(&ctx.home);
-    let mut out = zcode_checks(&user_path, placement.other_source());
+    // A Claude Code install without a ZCode one: ZCode's file is not required.
+    let claude = claude_code::installed(&ctx.home);
+    let zcode_elsewhere = placement.other_source() || claude;
+    let mut out = zcode_checks(&user_path, zcode_elsewhere);
+    out.extend(claude_code::checks(&ctx.home, false));
     let user = placement::UserLevel {
         has_hooks: ConfigFile::read(&user_path)
             .is_ok_and(|f| !crate::harness::zcode::config_file::our_commands(&f.root).is_empty()),
@@ -110,7 +115,10 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|e| std::fs::canonicalize(e).ok());
-    out.extend(placement.report(&ctx.home, &user, exe.as_deref()));
+    // Where ZCode runs our hooks matters once ZCode has them somewhere.
+    if !(claude && !user.has_hooks && !placement.other_source()) {
+        out.extend(placement.report(&ctx.home, &user, exe.as_deref()));
+    }
     out.extend(agents::report(&ctx.home));
     let loaded = config::load(ctx);
     out.extend(config_checks(&loaded));

@@ -366,10 +366,7 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     for line in report {
         println!("{line}");
     }
-    println!(
-        "  hooks: SessionStart, UserPromptSubmit, PreToolUse (Read|Glob|Grep), Stop -> {}",
-        exe.display()
-    );
+    println!("  hooks: {} -> {}", target.events(), exe.display());
     if want.mcp && matches!(scope, Scope::User) {
         println!("  mcp: openviking -> {} mcp", exe.display());
     } else if !want.mcp {

@@ -29,7 +29,7 @@ impl WorkerCtx {
     /// Builds the context for a session whose last known cwd is `cwd`.
     pub fn new(cwd: Option<&str>) -> WorkerCtx {
         let cfg = crate::hooks::load_config(cwd.unwrap_or("/"));
-        let client = ov_engine::remote::client_for(&cfg).and_then(|r| match r {
+        let client = ov_engine::client::client_for(&cfg).and_then(|r| match r {
             Ok(c) => Some(c),
             Err(e) => {
                 log::error!("client: {e}");

@@ -1,5 +1,5 @@
-//! The other agents ovhook is installed into (every install target but ZCode, whose
-//! configuration has its own checks): for each file an install writes that exists, whether
+//! The other agents ovhook is installed into (every install target but ZCode and Claude
+//! Code, whose configurations have their own checks): for each file an install writes that exists, whether
 //! it is valid, holds our entries, and whether the binary they run is there.
 
 use std::path::Path;
@@ -11,7 +11,10 @@ use crate::install::target::{targets, Scope};
 /// One line per agent file found; nothing for an agent that was never installed.
 pub fn report(home: &Path) -> Vec<Check> {
     let mut out = Vec::new();
-    for target in targets().into_iter().filter(|t| t.name() != "zcode") {
+    for target in targets()
+        .into_iter()
+        .filter(|t| !matches!(t.name(), "zcode" | "claude-code"))
+    {
         for place in target.places(home, &Scope::User) {
             if !place.path.exists() {
                 continue;

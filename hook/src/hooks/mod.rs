@@ -6,12 +6,11 @@
 //! panics included (they are caught and logged, never printed).
 
 pub mod budget;
-pub mod pre_tool_use;
+mod guard;
 mod prompt;
 mod session_end;
 mod session_start;
 mod stop;
-mod tool_use;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -84,7 +83,7 @@ impl Invocation {
             return None;
         }
         let deadline = self.budget.network_deadline();
-        ov_engine::remote::client_until(cfg, Some(deadline))?.ok()
+        ov_engine::client::client_until(cfg, Some(deadline))?.ok()
     }
 
     /// The server answered: the shared back-off, if any, is over.
@@ -233,7 +232,7 @@ pub fn unknown_harness(name: &str) {
 fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
     let inv = Invocation::read(harness, Budget::start(event));
     match event {
-        HookEvent::PreToolUse => tool_use::handle(&inv),
+        HookEvent::PreToolUse => guard::handle(&inv),
         HookEvent::SessionStart => session_start::handle(&inv),
         HookEvent::UserPromptSubmit => prompt::handle(&inv),
         HookEvent::Stop => {

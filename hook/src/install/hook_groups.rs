@@ -1,6 +1,6 @@
-//! Claude Code's hook-settings shape, which other agents adopted (Qwen Code's
-//! `~/.qwen/settings.json`, Codex's `~/.codex/hooks.json`): our entries in it, merged and
-//! removed without touching anyone else's.
+//! Claude Code's hook-settings shape (`~/.claude/settings.json`), which other agents adopted
+//! (Qwen Code's `~/.qwen/settings.json`, Codex's `~/.codex/hooks.json`): our entries in it,
+//! merged and removed without touching anyone else's.
 //!
 //! # Context
 //!
@@ -12,8 +12,8 @@
 //!   ...every other key belongs to the agent or the user and is kept as is... }
 //! ```
 //!
-//! `command` is run by a shell: ours is `<exe> --harness <name> <subcommand>`, the path
-//! single-quoted when it holds anything but `[A-Za-z0-9/._+-]`.
+//! `command` is run by a shell: ours is `'<exe>' --harness <name> <subcommand>`, the path
+//! single-quoted (a `'` in it written `'\''`).
 //!
 //! # Design: which entries are ours
 //!
@@ -60,48 +60,35 @@ pub struct HookGroupsFile {
     pub hooks: &'static [HookSpec],
     /// The file also lists MCP servers (`mcpServers`) in this format.
     pub mcp: Option<&'static McpServersFile>,
+    /// A top-level key that, when `true`, turns every hook in the file off
+    /// (`disableAllHooks` in Claude Code).
+    pub disable_all_key: Option<&'static str>,
 }
 
-/// `s` as one shell word.
-pub fn shell_word(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'+' | b'-'));
-    if plain {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
+/// `s` quoted for a POSIX shell.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The first shell word of `line`, unquoted (`'…'` with `'\''` escapes, or up to a space).
-fn first_word(line: &str) -> String {
+/// The first word of a shell line, unquoted (single quotes, `'\''`, or a bare word).
+pub fn first_word(line: &str) -> String {
     let line = line.trim_start();
-    let Some(rest) = line.strip_prefix('\'') else {
-        return line.split_whitespace().next().unwrap_or("").to_owned();
-    };
     let mut out = String::new();
-    let mut rest = rest;
-    loop {
-        match rest.find('\'') {
-            Some(i) => {
-                out.push_str(rest.get(..i).unwrap_or(""));
-                rest = rest.get(i + 1..).unwrap_or("");
-                // `'\''` continues the word with a quote.
-                match rest.strip_prefix("\\''") {
-                    Some(r) => {
-                        out.push('\'');
-                        rest = r;
-                    }
-                    None => return out,
+    let mut chars = line.chars();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => quoted = !quoted,
+            '\\' if !quoted => {
+                if let Some(n) = chars.next() {
+                    out.push(n);
                 }
             }
-            None => {
-                out.push_str(rest);
-                return out;
-            }
+            c if c.is_whitespace() && !quoted => break,
+            c => out.push(c),
         }
     }
+    out
 }
 
 impl HookGroupsFile {
@@ -109,7 +96,7 @@ impl HookGroupsFile {
     pub fn command(&self, exe: &Path, sub: &str) -> String {
         format!(
             "{} --harness {} {sub}",
-            shell_word(&exe.to_string_lossy()),
+            shell_quote(&exe.to_string_lossy()),
             self.harness
         )
     }
@@ -230,8 +217,13 @@ impl PlaceFormat for HookGroupsFile {
                 let Value::Array(groups) = groups else {
                     bail!("\"hooks.{name}\" is not a list");
                 };
-                if groups.iter().any(|g| !g.is_object()) {
-                    bail!("\"hooks.{name}\" holds a group that is not an object");
+                for g in groups {
+                    let Value::Object(g) = g else {
+                        bail!("\"hooks.{name}\" holds a group that is not an object");
+                    };
+                    if g.get("hooks").is_some_and(|h| !h.is_array()) {
+                        bail!("\"hooks.{name}[].hooks\" is not a list");
+                    }
                 }
             }
         }
@@ -267,7 +259,20 @@ impl PlaceFormat for HookGroupsFile {
         if let Some(m) = self.mcp {
             out.extend(m.binaries(root));
         }
+        out.sort();
+        out.dedup();
         out
+    }
+
+    fn warnings(&self, root: &Map<String, Value>, path: &Path) -> Vec<String> {
+        match self.disable_all_key {
+            Some(key) if root.get(key) == Some(&Value::Bool(true)) => vec![format!(
+                "{}: \"{key}\" is true: {} runs no hooks, ovhook's included",
+                path.display(),
+                self.describe
+            )],
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -296,6 +301,7 @@ mod tests {
         harness: "qwen",
         hooks: &SPECS,
         mcp: None,
+        disable_all_key: Some("disableAllHooks"),
     };
 
     #[test]
@@ -306,10 +312,13 @@ mod tests {
             "/x/it's/ovhook",
             "/x/$HOME/ovhook",
         ] {
-            let line = format!("{} --harness qwen stop", shell_word(p));
+            let line = format!("{} --harness qwen stop", shell_quote(p));
             assert_eq!(first_word(&line), p, "{line}");
         }
-        assert_eq!(shell_word("/opt/bin/ovhook"), "/opt/bin/ovhook");
+        assert_eq!(
+            first_word("/usr/bin/ovhook --harness qwen stop"),
+            "/usr/bin/ovhook"
+        );
     }
 
     #[test]
@@ -335,7 +344,13 @@ mod tests {
             "'/new dir/ovhook' --harness qwen session-start"
         );
         assert_eq!(root["hooks"]["PreToolUse"][0]["matcher"], "Read");
-        assert_eq!(FILE.binaries(&root), ["/new dir/ovhook", "/new dir/ovhook"]);
+        assert_eq!(FILE.binaries(&root), ["/new dir/ovhook"]);
+        let mut off = root.clone();
+        off.insert("disableAllHooks".into(), json!(true));
+        assert_eq!(FILE.warnings(&off, Path::new("/s.json")).len(), 1);
+        let mut off = root.clone();
+        off.insert("disableAllHooks".into(), json!(true));
+        assert_eq!(FILE.warnings(&off, Path::new("/s.json")).len(), 1);
         assert_eq!(FILE.remove(&mut root), 2);
         assert_eq!(
             Value::Object(root),

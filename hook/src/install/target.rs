@@ -122,6 +122,10 @@ pub trait InstallTarget: Sync {
     /// The files an install at `scope` edits. For [`Scope::Project`] these are files inside the
     /// repository, which may be committed: they hold hooks only, never credentials or URLs.
     fn places(&self, home: &Path, scope: &Scope) -> Vec<Place>;
+    /// The hook events an install wires, for the summary.
+    fn events(&self) -> &'static str {
+        "SessionStart, UserPromptSubmit, PreToolUse (Read|Glob|Grep), Stop"
+    }
     /// What the user must know after an install at `scope` (one line each).
     fn notes(&self, scope: &Scope) -> Vec<String>;
     /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
@@ -138,9 +142,10 @@ pub trait InstallTarget: Sync {
 }
 
 /// Every harness ovhook installs into; the first is the default.
-pub fn targets() -> [&'static dyn InstallTarget; 4] {
+pub fn targets() -> [&'static dyn InstallTarget; 5] {
     [
         &crate::harness::zcode::install_target::ZCODE,
+        &crate::harness::claude_code::install_target::CLAUDE_CODE,
         &crate::harness::qwen::install_target::QWEN,
         &crate::harness::codex::install_target::CODEX,
         &crate::harness::copilot::install_target::COPILOT,

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::hook_groups::{shell_word, HookGroupsFile, HookSpec};
+use crate::install::hook_groups::{shell_quote, HookGroupsFile, HookSpec};
 use crate::install::target::{InstallTarget, Parts, Place, Scope};
 
 /// The hooks ovhook installs into Codex. PreToolUse sees shell commands (`Bash`) and MCP
@@ -60,6 +60,7 @@ pub static CODEX_HOOKS: HookGroupsFile = HookGroupsFile {
     harness: "codex",
     hooks: &HOOKS,
     mcp: None,
+    disable_all_key: None,
 };
 
 /// Codex's home: `$CODEX_HOME`, else `~/.codex`.
@@ -90,6 +91,10 @@ impl InstallTarget for CodexTarget {
         false
     }
 
+    fn events(&self) -> &'static str {
+        "SessionStart, UserPromptSubmit, PreToolUse (Bash), Stop, SessionEnd"
+    }
+
     fn places(&self, home: &Path, _scope: &Scope) -> Vec<Place> {
         vec![Place {
             path: codex_home(home).join("hooks.json"),
@@ -100,7 +105,7 @@ impl InstallTarget for CodexTarget {
 
     fn notes(&self, _scope: &Scope) -> Vec<String> {
         let exe = std::env::current_exe()
-            .map(|p| shell_word(&p.to_string_lossy()))
+            .map(|p| shell_quote(&p.to_string_lossy()))
             .unwrap_or_else(|_| "ovhook".into());
         vec![
             "Codex runs these hooks once you trust them: start `codex` and approve them in /hooks"

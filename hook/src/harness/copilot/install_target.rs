@@ -23,7 +23,7 @@ use serde_json::{json, Map, Value};
 
 use super::transcript_source::state_dir;
 use crate::harness::zcode::config_file::{mentions_integration, INTEGRATION_ID};
-use crate::install::hook_groups::shell_word;
+use crate::install::hook_groups::{first_word, shell_quote};
 use crate::install::json_doc::object_at;
 use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, Scope};
@@ -62,7 +62,7 @@ fn is_ours(entry: &Value) -> bool {
 fn command(exe: &Path, sub: &str) -> String {
     format!(
         "{} --harness copilot {sub}",
-        shell_word(&exe.to_string_lossy())
+        shell_quote(&exe.to_string_lossy())
     )
 }
 
@@ -141,13 +141,7 @@ impl PlaceFormat for CopilotSettings {
             .flatten()
             .filter(|e| is_ours(e))
             .filter_map(|e| e.get("bash").and_then(Value::as_str))
-            .map(|b| {
-                let b = b.trim_start();
-                match b.strip_prefix('\'') {
-                    Some(q) => q.split('\'').next().unwrap_or("").to_owned(),
-                    None => b.split_whitespace().next().unwrap_or("").to_owned(),
-                }
-            })
+            .map(first_word)
             .collect()
     }
 }
@@ -176,6 +170,10 @@ impl InstallTarget for CopilotTarget {
 
     fn supports_project(&self) -> bool {
         false
+    }
+
+    fn events(&self) -> &'static str {
+        "sessionStart, userPromptSubmitted, preToolUse, agentStop, sessionEnd"
     }
 
     fn places(&self, home: &Path, _scope: &Scope) -> Vec<Place> {
@@ -217,7 +215,7 @@ mod tests {
         assert_eq!(root["hooks"]["agentStop"][0]["bash"], "echo mine");
         assert_eq!(
             root["hooks"]["agentStop"][1]["bash"],
-            "/opt/ovhook --harness copilot stop"
+            "'/opt/ovhook' --harness copilot stop"
         );
         assert_eq!(COPILOT_SETTINGS.binaries(&root).len(), 5);
         assert_eq!(COPILOT_SETTINGS.remove(&mut root), 5);

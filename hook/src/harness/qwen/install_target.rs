@@ -66,6 +66,7 @@ pub static QWEN_SETTINGS: HookGroupsFile = HookGroupsFile {
     harness: "qwen",
     hooks: &HOOKS,
     mcp: Some(&QWEN_MCP),
+    disable_all_key: None,
 };
 
 /// `<home>/.qwen/settings.json`.
@@ -91,6 +92,10 @@ impl InstallTarget for QwenTarget {
 
     fn supports_project(&self) -> bool {
         false
+    }
+
+    fn events(&self) -> &'static str {
+        "SessionStart, UserPromptSubmit, PreToolUse (read_file|glob|grep_search|run_shell_command), Stop, SessionEnd"
     }
 
     fn places(&self, home: &Path, _scope: &Scope) -> Vec<Place> {
