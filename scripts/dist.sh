@@ -86,7 +86,7 @@ binaries_for() {
 plugin_binary() {
   local dir=$1 paths
   paths=$(cat "$dir"/hooks/*.json "$dir"/.mcp.json 2>/dev/null \
-    | grep -o '\${[A-Z_]*PLUGIN_ROOT}/[^"]*' | sed 's/^\${[A-Z_]*}\///' | sort -u)
+    | grep -o '\${[A-Z_]*PLUGIN_ROOT}/[^"\\ ]*' | sed 's/^\${[A-Z_]*}\///' | sort -u)
   if [ "$(printf '%s\n' "$paths" | grep -c .)" != 1 ]; then
     echo "dist.sh: $dir names $(printf '%s' "$paths" | tr '\n' ' ')instead of one binary" >&2
     exit 1

@@ -472,7 +472,12 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
         println!("ovhook: nothing of ours was installed");
     }
     if only_project.is_none() {
-        remove_file(&ov_engine::paths::log_file(&state))?;
+        // Everything ovhook keeps in the state root but the journals (the root may be a folder
+        // the user chose: only names ovhook writes are removed).
+        let log = ov_engine::paths::log_file(&state);
+        remove_file(&log)?;
+        remove_file(&log.with_extension("log.1"))?;
+        remove_file(&ov_engine::backoff::path(&state))?;
         let journals = ov_engine::paths::journals_dir(&state);
         println!(
             "  kept: the journals in {} (every captured turn; delete them with: rm -rf {})",

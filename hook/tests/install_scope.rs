@@ -228,6 +228,8 @@ fn uninstall_removes_every_recorded_place_and_says_where_the_journals_are() {
     fs::create_dir_all(state.join("journals/sess_x")).expect("journals");
     fs::write(state.join("journals/sess_x/00000000.log"), b"x").expect("j");
     fs::write(state.join("ovhook.log"), b"log").expect("log");
+    fs::write(state.join("ovhook.log.1"), b"old log").expect("log.1");
+    fs::write(state.join("server-backoff.json"), b"{}").expect("backoff");
 
     let out = env.cmd(&["uninstall"]).assert().success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
