@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The main job: play a recorded session through the real ovhook binary exactly as its agent
-# would fire its hooks, on the embedded default (journal only, no server), and print what was
-# captured. The recording is a ZCode rollout (testdata/sessions/, ZCode's real model_io format)
-# or a Claude Code session transcript (testdata/agents/claude-code/recorded/transcript.jsonl,
-# played through `ovhook --harness claude-code`); ovreplay simulate tells them apart.
+# would fire its hooks, on journal only (OPENVIKING_URL=off: no server, whatever runs on
+# OpenViking's default port), and print what was captured. The recording is a ZCode rollout
+# (testdata/sessions/, ZCode's real model_io format) or a Claude Code session transcript
+# (testdata/agents/claude-code/recorded/transcript.jsonl, played through
+# `ovhook --harness claude-code`); ovreplay simulate tells them apart.
 #
 #   bash scripts/main-job.sh [RECORDING.jsonl] [extra ovreplay simulate flags, e.g. --faults drop-stop@3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# No server: without a URL ovhook would use OpenViking's local default http://127.0.0.1:1933.
+# (simulate also sets it for every hook it runs when given no --url.)
+export OPENVIKING_URL=off
 session=${1:-testdata/sessions/long.jsonl}
 shift || true
 cargo build --release --locked -p ovhook -p ovreplay >&2
@@ -19,7 +23,7 @@ kept=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.std
 journal=$(ls -d "$kept"/state/journals/*/ | head -n 1)
 
 echo
-echo "== what was captured (journal $journal; the embedded default sends nothing, so it is all pending)"
+echo "== what was captured (journal $journal; url = off sends nothing, so it is all pending)"
 "$bin/ovreplay" dump "$journal" --kind planned --json | python3 -c '
 import json, sys
 for line in sys.stdin:

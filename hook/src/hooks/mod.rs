@@ -93,9 +93,12 @@ impl Invocation {
         }
     }
 
-    /// Journals that the server could not be reached in time (a network-level failure or a
-    /// timeout; an HTTP error means it answered), starting the back-off window of this
-    /// session and of every other.
+    /// Notes that the server could not be reached, or did not answer within the hook's budget
+    /// (an HTTP error means it answered), starting the window every session's hooks share.
+    ///
+    /// The session's journal gets `ServerUnreachable`; for a server that accepted the connection
+    /// but was too slow, with `retry_after_ms` 0: the hooks' shared window keeps them fast, while
+    /// the session's own worker (detached, nobody waits on it) still sends to a slow server.
     pub fn note_unreachable(
         &self,
         store: &SessionStore,
@@ -110,7 +113,11 @@ impl Invocation {
             store,
             Event::ServerUnreachable {
                 error: e.to_string(),
-                retry_after_ms: cfg.network.backoff_ms,
+                retry_after_ms: if e.is_unreachable() {
+                    cfg.network.backoff_ms
+                } else {
+                    0
+                },
             },
             Durability::Buffered,
         );
@@ -168,7 +175,19 @@ impl Invocation {
 
     /// Opens the session's journal; None (logged) if it cannot be opened.
     pub fn open_store(&self) -> Option<SessionStore> {
-        match SessionStore::open(&self.journal_dir()) {
+        self.logged(SessionStore::open(&self.journal_dir()))
+    }
+
+    /// [`Invocation::open_store`] waiting at most `lock_wait` for the journal's lock.
+    pub fn open_store_waiting(&self, lock_wait: std::time::Duration) -> Option<SessionStore> {
+        self.logged(SessionStore::open_with(&self.journal_dir(), lock_wait))
+    }
+
+    fn logged(
+        &self,
+        opened: Result<SessionStore, ov_engine::store::StoreError>,
+    ) -> Option<SessionStore> {
+        match opened {
             Ok(s) => Some(s),
             Err(e) => {
                 log::error!("session {}: {e}", self.session_id);
@@ -202,6 +221,9 @@ pub fn load_config(cwd: &str) -> ov_engine::config::Config {
 
 /// Runs one hook event; never panics out, never exits non-zero, prints at most one line.
 pub fn run_guarded(event: HookEvent, harness: &'static dyn Harness) {
+    // Before anything can fail: every hook's errors and panics reach the log, including
+    // the hooks that never load the configuration (PreToolUse).
+    crate::logfile::init(false);
     std::panic::set_hook(Box::new(|info| {
         log::error!("panic in hook: {info}");
     }));
