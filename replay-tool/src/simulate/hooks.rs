@@ -183,7 +183,7 @@ impl Running {
     }
 }
 
-/// ZCode's output rules (field-research a.4): empty, or exactly
+/// ZCode's output rules (`docs/zcode-hooks.md`): empty, or exactly
 /// `{"hookSpecificOutput":{"hookEventName":EVENT,…}}`; Stop must print nothing.
 pub fn check_output(event: &str, stdout: &[u8]) -> Result<(), String> {
     if stdout.iter().all(u8::is_ascii_whitespace) {
@@ -216,7 +216,8 @@ pub fn check_output(event: &str, stdout: &[u8]) -> Result<(), String> {
     }
 }
 
-/// Builds payloads with the fields every event of the harness carries.
+/// Builds payloads with the fields every event of the harness carries (ZCode:
+/// `docs/zcode-hooks.md`).
 pub struct Payloads {
     /// `sessionId`.
     pub session_id: String,
