@@ -164,6 +164,10 @@ fn repository_cannot_raise_the_time_budget() {
 /// Runs one hook and returns its own peak resident set (KiB), read from the rusage that
 /// `wait4` returns for that child alone (other tests' children do not count).
 fn hook_peak_rss_kib(env: &Env, cmd: &str, payload: &Value) -> i64 {
+    #[expect(
+        clippy::zombie_processes,
+        reason = "reaped by the wait4 below, which also returns its rusage"
+    )]
     let mut child = env
         .command(&[cmd])
         .stdin(std::process::Stdio::piped())
