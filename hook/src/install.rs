@@ -24,7 +24,7 @@ use anyhow::{bail, Context};
 
 use self::json_doc::JsonDoc;
 use self::manifest::Manifest;
-use self::target::{InstallTarget, Parts, Place, Scope};
+use self::target::{InstallTarget, Parts, Place, PluginNote, Scope};
 
 const USAGE: &str = "\
 usage: ovhook install [--harness NAME] [--scope user|project] [--project DIR] [--no-mcp]
@@ -283,13 +283,20 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     for place in target.places(&home, &scope) {
         main.push(load(place)?);
     }
-    // Places recorded by earlier installs that name another binary: moved to this one.
+    // Every other place holding our entries for another binary (the user places and recorded
+    // projects of every harness, those this install writes excepted): moved to this one.
     let mut moved = Vec::new();
-    for place in recorded_places(target, &home, &manifest, &scope) {
-        let Ok(loaded) = load(place) else { continue };
-        let names = loaded.place.format.binaries(&loaded.doc.root);
-        if names.iter().any(|b| Path::new(b) != exe) {
-            moved.push(loaded);
+    for t in target::targets() {
+        let mut others = recorded_places(t, &home, &manifest, &scope);
+        if t.name() != target.name() || scope != Scope::User {
+            others.extend(t.places(&home, &Scope::User));
+        }
+        for place in others {
+            let Ok(loaded) = load(place) else { continue };
+            let names = loaded.place.format.binaries(&loaded.doc.root);
+            if names.iter().any(|b| Path::new(b) != exe) {
+                moved.push(loaded);
+            }
         }
     }
 
@@ -324,11 +331,8 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         report.extend(notes.into_iter().map(|n| format!("  note: {n}")));
     }
     for Loaded { place, mut doc } in moved {
-        let had_mcp = !place.format.binaries(&doc.root).is_empty() && place.holds.mcp;
-        let parts = Parts {
-            hooks: place.holds.hooks,
-            mcp: had_mcp && want.mcp,
-        };
+        // The same parts as before, now naming this binary.
+        let parts = place.format.present(&doc.root).and(place.holds);
         place.format.merge(&mut doc.root, &exe, parts);
         if doc.save()? {
             any_written = true;
@@ -339,13 +343,13 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
             ));
         }
     }
-    let plugin_lines = target.reconcile_plugins(&home, &exe, want.hooks)?;
-    for l in &plugin_lines {
-        if let Some(w) = l.strip_prefix("warning: ") {
-            warnings.push(format!("warning: {w}"));
-        } else {
-            any_written = true;
-            report.push(format!("  {l}"));
+    for note in target.reconcile_plugins(&home, &exe, want.hooks)? {
+        match note {
+            PluginNote::Moved(line) => {
+                any_written = true;
+                report.push(format!("  moved to this binary: {line}"));
+            }
+            PluginNote::Warning(line) => warnings.push(format!("warning: {line}")),
         }
     }
     if let Scope::Project { root } = &scope {

@@ -79,6 +79,15 @@ pub trait PlaceFormat: Sync {
     fn remove(&self, root: &mut Map<String, Value>) -> usize;
     /// The binaries our entries in `root` run (absolute paths as written).
     fn binaries(&self, root: &Map<String, Value>) -> Vec<String>;
+    /// Which of our parts `root` holds (what a re-install for a moved binary keeps). The default
+    /// counts any entry of ours as every part; a format holding both kinds says precisely.
+    fn present(&self, root: &Map<String, Value>) -> Parts {
+        let any = !self.binaries(root).is_empty();
+        Parts {
+            hooks: any,
+            mcp: any,
+        }
+    }
     /// True when `root` holds nothing a user put there, once ours are removed: a file install
     /// created is then deleted by uninstall.
     fn is_residue(&self, root: &Map<String, Value>) -> bool {
@@ -111,6 +120,15 @@ impl std::fmt::Debug for Place {
     }
 }
 
+/// What [`InstallTarget::reconcile_plugins`] did or found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PluginNote {
+    /// A plugin now runs this binary (what moved).
+    Moved(String),
+    /// Something the user must fix (e.g. plugin and config-file hooks both installed).
+    Warning(String),
+}
+
 /// A harness ovhook can be installed into.
 pub trait InstallTarget: Sync {
     /// The `--harness` value (`"zcode"`).
@@ -130,13 +148,13 @@ pub trait InstallTarget: Sync {
     fn notes(&self, scope: &Scope) -> Vec<String>;
     /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
     /// link to it, and says what the user must know about them next to config-file hooks
-    /// (`config_hooks`: this install wrote hooks). One line each.
+    /// (`config_hooks`: this install wrote hooks).
     fn reconcile_plugins(
         &self,
         _home: &Path,
         _exe: &Path,
         _config_hooks: bool,
-    ) -> anyhow::Result<Vec<String>> {
+    ) -> anyhow::Result<Vec<PluginNote>> {
         Ok(Vec::new())
     }
 }
