@@ -33,7 +33,9 @@ pub fn drain_has_work(
     has_transport: bool,
     transcript: Option<&dyn TranscriptSource>,
 ) -> bool {
-    if has_transport && (!state.is_settled() || state.commit.uncommitted() > 0) {
+    if has_transport
+        && (!state.is_settled() || state.acks_unverified || state.commit.uncommitted() > 0)
+    {
         return true;
     }
     let mut closed = state.clone();
@@ -91,7 +93,7 @@ pub fn run_worker(
         if reason == WorkerReason::Stop {
             failpoint::hit(failpoint::AFTER_STOP_JOURNALED);
         }
-        let state = store.fold()?.state;
+        let state = store.fold_reporting_damage()?.state;
         let transcript = ctx.transcript(&state);
         let mut settings = ctx.settings(&state);
         settings.force_commit |= reason.forces_commit();
