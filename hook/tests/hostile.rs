@@ -165,11 +165,9 @@ fn repository_cannot_raise_the_time_budget() {
 fn children_max_rss_kib() -> i64 {
     // SAFETY: getrusage fills the struct it is given.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    assert_eq!(
-        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) },
-        0
-    );
+    // SAFETY: getrusage writes into `ru`, which outlives the call.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    assert_eq!(rc, 0);
     ru.ru_maxrss
 }
 
