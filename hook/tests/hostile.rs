@@ -410,3 +410,45 @@ fn pre_tool_use_fits_the_harness_output_cap() {
     assert!(out.len() <= 180, "{} bytes: {out}", out.len());
     assert!(deny_of(&out).is_some(), "{out}");
 }
+
+// ---- the rollout ------------------------------------------------------------------------
+
+/// A FIFO at the rollout path never blocks the worker (it holds the worker lock): the read is
+/// recorded as a problem of the session, and the turn whose answer it never captured shows as
+/// such in `drain` (and `ovreplay sessions`, `doctor`, which ask the same
+/// `State::turns_uncaptured`).
+#[test]
+fn fifo_rollout_never_blocks_the_worker_and_shows_uncaptured() {
+    let env = Env::new();
+    let cwd = env.home().to_path_buf();
+    let sid = unique_session();
+    let rollout = env.rollout(&sid);
+    std::fs::create_dir_all(rollout.parent().expect("dir")).expect("mkdir");
+    mkfifo(&rollout);
+    let turn = Turn::new("fifo");
+    timed_hook(&env, "user-prompt-submit", &ups_payload(&sid, &turn, &cwd));
+    let mut stop = stop_payload(&sid, &turn, &cwd);
+    stop["responseText"] = json!(null);
+    stop["responsePreview"] = json!(null);
+    let t = Instant::now();
+    let out = env.run_with(
+        &["stop"],
+        stop.to_string().as_bytes(),
+        &[("OVHOOK_NO_DETACH", "1")],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(t.elapsed() < HOOK_BOUND, "the worker blocked on the FIFO");
+    let state = env.state_of(&sid);
+    assert!(
+        state
+            .problems
+            .iter()
+            .any(|p| p.contains("not a regular file")),
+        "{:?}",
+        state.problems
+    );
+    assert_eq!(state.turns_uncaptured(), vec![turn.id.as_str()]);
+    let drain = env.run_with(&["drain"], b"", &[]);
+    let text = String::from_utf8_lossy(&drain.stdout);
+    assert!(text.contains("1 turn(s) not captured"), "{text}");
+}
