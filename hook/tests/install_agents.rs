@@ -26,13 +26,15 @@ fn read(p: &Path) -> Value {
         .expect("json")
 }
 
-/// (harness, its files with a foreign entry each, the file and pointer to one of our hooks)
-fn cases() -> Vec<(
+/// (harness, its files with foreign entries, the file and JSON pointer of a hook of ours)
+type Case = (
     &'static str,
     Vec<(&'static str, Value)>,
     &'static str,
     &'static str,
-)> {
+);
+
+fn cases() -> Vec<Case> {
     vec![
         (
             "qwen",
