@@ -135,7 +135,7 @@ fn preceding_blocks(path: &Path, start: u64, message_id: &str) -> Vec<AssistantL
     let from = start.saturating_sub(LOOK_BACK);
     let mut buf = Vec::new();
     let read = crate::regular_file::open_stream(path).and_then(|f| {
-        let mut f = f.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+        let mut f = f.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
         f.seek(SeekFrom::Start(from))?;
         f.take(start - from).read_to_end(&mut buf)
     });
