@@ -148,12 +148,19 @@ impl SessionStore {
             _ => 0,
         };
         let active_bytes = end.offset.saturating_sub(records_start);
-        let folded = fold_reader(&reader);
+        // Counting frames (no decoding) is enough to decide.
+        let from = reader
+            .latest_snapshot()
+            .map_or(reader.start(), |s| s.position);
+        let records = reader
+            .entries_from(from)
+            .filter(|e| matches!(e, Ok(Entry::Frame(f)) if f.kind == FrameKind::Record))
+            .count() as u64;
         drop(reader);
-        if folded.records_after_snapshot <= max_records && active_bytes <= max_active_bytes {
+        if records <= max_records && active_bytes <= max_active_bytes {
             return Ok(false);
         }
-        if folded.records_after_snapshot == 0 {
+        if records == 0 {
             return Ok(false);
         }
         self.compact()?;

@@ -315,3 +315,100 @@ fn a_large_active_segment_is_rolled_even_with_few_records() {
         .expect("a");
     assert!(!store.compact_if_due(1000, 100_000).expect("small tail"));
 }
+
+/// Hooks appending while the journal is compacted (and the old segments removed, as
+/// `ovreplay compact` does): a roll happens only where the fold ended, so nothing is left
+/// behind a snapshot.
+#[test]
+fn thirty_prompts_racing_compaction_are_all_kept() {
+    use ov_engine::event::{HookKind, HookReceived};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("j");
+    let store = SessionStore::open(&dir).expect("open");
+    filler(&store, 200);
+    let go = std::sync::Arc::new(std::sync::Barrier::new(31));
+    let hooks: Vec<_> = (0..30)
+        .map(|i| {
+            let (dir, go) = (dir.clone(), go.clone());
+            std::thread::spawn(move || {
+                let s = SessionStore::open_with(&dir, std::time::Duration::from_secs(30))
+                    .expect("open");
+                go.wait();
+                s.append(
+                    Event::HookReceived(HookReceived {
+                        kind: Some(HookKind::PromptSubmit),
+                        turn_id: Some(format!("t{i}")),
+                        ..HookReceived::default()
+                    }),
+                    Durability::Buffered,
+                )
+                .expect("append");
+            })
+        })
+        .collect();
+    go.wait();
+    for _ in 0..20 {
+        let snap = store.compact().expect("compact");
+        store
+            .journal()
+            .remove_segments_before(snap.segment)
+            .expect("remove");
+    }
+    for h in hooks {
+        h.join().expect("hook");
+    }
+    let st = store.fold().expect("fold").state;
+    assert_eq!(st.hook_counts.get("prompt-submit"), Some(&30), "{st:?}");
+    assert_eq!(st.turns.len(), 30);
+}
+
+/// The documented thresholds are applied: a worker pass over a journal whose active segment is
+/// past `COMPACT_ACTIVE_BYTES` rolls it to a snapshot, so the next hook's open scans little.
+#[test]
+fn a_worker_compacts_a_journal_past_the_documented_threshold() {
+    use ov_engine::delivery::{
+        run_worker, DeliverySettings, TranscriptSource, Transport, WorkerContext,
+        COMPACT_ACTIVE_BYTES,
+    };
+    use ov_engine::event::WorkerReason;
+    use ov_engine::projector::State;
+    struct Offline;
+    impl WorkerContext for Offline {
+        fn transcript(&self, _: &State) -> Option<Box<dyn TranscriptSource>> {
+            None
+        }
+        fn transport(&self) -> Option<&dyn Transport> {
+            None
+        }
+        fn settings(&self, _: &State) -> DeliverySettings {
+            DeliverySettings::new("zc-x".into())
+        }
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let store = SessionStore::open(&tmp.path().join("journals").join("s")).expect("open");
+    let chunk = "x".repeat(64 << 10);
+    for _ in 0..(COMPACT_ACTIVE_BYTES / (64 << 10) + 2) {
+        store
+            .append(
+                Event::Problem {
+                    context: "filler".into(),
+                    message: chunk.clone(),
+                },
+                Durability::Buffered,
+            )
+            .expect("append");
+    }
+    let before = store.fold().expect("fold");
+    assert!(!before.from_snapshot);
+    run_worker(
+        &store,
+        &Offline,
+        WorkerReason::Stop,
+        std::time::Duration::from_secs(5),
+    )
+    .expect("worker");
+    let after = store.fold().expect("fold");
+    assert!(after.from_snapshot, "rolled to a snapshot");
+    assert!(after.records_after_snapshot <= 1);
+    assert!(store.end().expect("end").offset < COMPACT_ACTIVE_BYTES);
+}
