@@ -56,6 +56,9 @@ export OVHOOK_TEST_ROOT_KEY=$OV_ROOT_KEY
 echo "== tests"
 cargo test --workspace --locked --no-fail-fast
 
+echo "== fault matrix (scripts/fault-matrix.sh: every fault row against the real server)"
+bash scripts/fault-matrix.sh
+
 echo "== fuzz corpus replay (every seed and regression input through the fuzz checks, stable)"
 CARGO_TARGET_DIR=$PWD/target/fuzz-replay cargo test --locked --manifest-path journal/fuzz/Cargo.toml
 CARGO_TARGET_DIR=$PWD/target/fuzz-replay cargo test --locked --manifest-path engine/fuzz/Cargo.toml
