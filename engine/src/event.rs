@@ -40,6 +40,8 @@ pub enum HookKind {
     PreToolUse,
     /// The agent finished its turn.
     Stop,
+    /// The session ended (the agent process is exiting).
+    SessionEnd,
 }
 
 impl HookKind {
@@ -50,6 +52,7 @@ impl HookKind {
             HookKind::PromptSubmit => "prompt-submit",
             HookKind::PreToolUse => "pre-tool-use",
             HookKind::Stop => "stop",
+            HookKind::SessionEnd => "session-end",
         }
     }
 }
@@ -115,6 +118,44 @@ pub enum WorkerReason {
     /// A Stop worker, after its own session, sending another session's unsent
     /// work (nothing forced, back-off respected).
     Sweep,
+    /// Spawned by SessionEnd: open turns count as over and the session is
+    /// committed.
+    SessionEnd,
+    /// The drain of a session that is being resumed: open turns count as over,
+    /// but the commit waits for its usual threshold (a resume is no reason to
+    /// commit).
+    Resume,
+}
+
+impl WorkerReason {
+    /// Open turns count as over (`OpenTurnsClosed` is journaled first).
+    pub fn closes_open_turns(self) -> bool {
+        matches!(
+            self,
+            WorkerReason::Drain | WorkerReason::SessionEnd | WorkerReason::Resume
+        )
+    }
+
+    /// Whatever is acknowledged and uncommitted is committed, threshold or not.
+    pub fn forces_commit(self) -> bool {
+        matches!(self, WorkerReason::Drain | WorkerReason::SessionEnd)
+    }
+
+    /// The server is tried even inside the unreachable back-off window.
+    pub fn ignores_backoff(self) -> bool {
+        !matches!(self, WorkerReason::Stop)
+    }
+
+    /// A short stable name (`stop`, `drain`, `sweep`, `session-end`, `resume`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkerReason::Stop => "stop",
+            WorkerReason::Drain => "drain",
+            WorkerReason::Sweep => "sweep",
+            WorkerReason::SessionEnd => "session-end",
+            WorkerReason::Resume => "resume",
+        }
+    }
 }
 
 /// Events of a session journal. Append-only: new variants go at the end.

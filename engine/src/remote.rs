@@ -97,4 +97,8 @@ impl Transport for Client {
             })
             .map_err(|e| transport_error(&e))
     }
+
+    fn answers_now(&self) -> bool {
+        self.health().is_ok()
+    }
 }

@@ -22,6 +22,14 @@
 //! | user | the user's words ([`crate::text::user_words`]) of the hook prompt, else of the rollout prompt; none for a turn a task notification began |
 //! | assistant | the Stop `responseText`, the rollout final answer, and, only when a later turn began (not when forced), the rollout's last text with `interrupted: true` |
 //!
+//! A turn with no answer whose transcript shows its last model call failed before
+//! writing any text has its user message marked `interrupted`.
+//!
+//! The first two swap places under [`AnswerPrecedence::TranscriptFirst`]: a harness whose
+//! Stop payload holds only part of the answer (Claude Code's `last_assistant_message` is
+//! the last text block) has the transcript's whole answer win, and its payload is used
+//! only when the transcript has nothing for the turn.
+//!
 //! Keys: [`DedupKey::for_turn`] when the turn id is known, else
 //! [`DedupKey::for_content`] of the cleaned text. An id-less Stop pairs with the latest
 //! id-less prompt.
@@ -37,6 +45,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::text::{clean_injected, user_words};
 use crate::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
+
+/// Which of a turn's answers wins when both the Stop payload and the transcript
+/// (rollout) have one. Chosen by the harness, per delivery run; never journaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AnswerPrecedence {
+    /// The Stop payload's answer first (ZCode: `responseText` is the whole answer).
+    #[default]
+    StopFirst,
+    /// The transcript's final answer first; the Stop payload's only when the
+    /// transcript has none for the turn.
+    TranscriptFirst,
+}
 
 /// What the book knows about one turn.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -69,15 +89,18 @@ impl TurnRecord {
     }
 
     /// The assistant content and whether it is an interrupted turn's last text.
-    fn assistant_content(&self) -> Option<(String, bool)> {
+    fn assistant_content(&self, precedence: AnswerPrecedence) -> Option<(String, bool)> {
         let nonempty = |s: Option<&str>| s.map(clean_injected).filter(|c| !c.is_empty());
-        if let Some(s) = nonempty(self.stop_text.as_deref()) {
+        let stop = || nonempty(self.stop_text.as_deref());
+        let transcript = || nonempty(self.rollout.as_ref()?.final_text.as_deref());
+        let answer = match precedence {
+            AnswerPrecedence::StopFirst => stop().or_else(transcript),
+            AnswerPrecedence::TranscriptFirst => transcript().or_else(stop),
+        };
+        if let Some(s) = answer {
             return Some((s, false));
         }
         let frag = self.rollout.as_ref()?;
-        if let Some(s) = nonempty(frag.final_text.as_deref()) {
-            return Some((s, false));
-        }
         if self.superseded && !self.forced {
             return nonempty(frag.last_text.as_deref()).map(|s| (s, true));
         }
@@ -92,21 +115,29 @@ impl TurnRecord {
     }
 
     /// The messages of this turn, user first, when it is complete.
-    fn messages(&self) -> Vec<Candidate> {
+    fn messages(&self, precedence: AnswerPrecedence) -> Vec<Candidate> {
         let mut out = Vec::new();
         if !self.is_complete() {
             return out;
         }
+        let answer = self.assistant_content(precedence);
         if let Some(u) = self.user_content() {
+            // A prompt whose model call failed without writing any text (an API
+            // error) is sent alone, marked as such.
+            let failed = answer.is_none()
+                && self
+                    .rollout
+                    .as_ref()
+                    .is_some_and(|r| r.interrupted && r.last_text.is_none());
             out.push(Candidate {
                 key: self.key(Role::User, &u),
                 turn_id: self.turn_id.clone(),
                 role: Role::User,
                 content: u,
-                interrupted: false,
+                interrupted: failed,
             });
         }
-        if let Some((a, interrupted)) = self.assistant_content() {
+        if let Some((a, interrupted)) = answer {
             out.push(Candidate {
                 key: self.key(Role::Assistant, &a),
                 turn_id: self.turn_id.clone(),
@@ -122,7 +153,11 @@ impl TurnRecord {
     /// assistant message, or a later turn began, or it was forced. A turn that was only
     /// stopped without any answer text stays until then (the rollout may lag).
     fn is_settled(&self) -> bool {
-        self.superseded || self.forced || self.assistant_content().is_some()
+        self.superseded
+            || self.forced
+            || self
+                .assistant_content(AnswerPrecedence::StopFirst)
+                .is_some()
     }
 }
 
@@ -271,10 +306,15 @@ impl TurnBook {
     /// `<private>` not removed. No key appears twice (a later id-less duplicate of the
     /// same text is left out).
     pub fn candidates(&self) -> Vec<Candidate> {
+        self.candidates_by(AnswerPrecedence::StopFirst)
+    }
+
+    /// [`TurnBook::candidates`] with the answer chosen by `precedence`.
+    pub fn candidates_by(&self, precedence: AnswerPrecedence) -> Vec<Candidate> {
         let mut seen: HashSet<DedupKey> = HashSet::new();
         let mut out = Vec::new();
         for t in &self.turns {
-            for c in t.messages() {
+            for c in t.messages(precedence) {
                 if seen.insert(c.key.clone()) {
                     out.push(c);
                 }
@@ -294,7 +334,11 @@ impl TurnBook {
             if t.turn_id.is_some() && t.turn_id == last {
                 return true;
             }
-            t.messages().iter().any(|c| !is_planned(&c.key))
+            // Keys of id-less turns depend on the answer chosen; every harness
+            // with a transcript that disagrees with its payload has turn ids.
+            t.messages(AnswerPrecedence::StopFirst)
+                .iter()
+                .any(|c| !is_planned(&c.key))
         });
     }
 }

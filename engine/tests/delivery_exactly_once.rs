@@ -65,6 +65,8 @@ struct Server {
     no_batch: bool,
     /// `held_messages` fails as unreachable this many more times.
     held_unreachable: u32,
+    /// What the health question answers (a refused connection says no).
+    answers_now: bool,
 }
 
 struct Fake<'a> {
@@ -237,6 +239,10 @@ impl Transport for Fake<'_> {
         let mut s = self.server.borrow_mut();
         s.calls.push(Call::CommitCount);
         Ok(Some(s.commits))
+    }
+
+    fn answers_now(&self) -> bool {
+        self.server.borrow().answers_now
     }
 
     fn held_messages(&self, _session: &str) -> Result<Vec<HeldMessage>, TransportError> {
@@ -598,6 +604,32 @@ fn unreachable_server_backs_off_stop_workers_not_drains() -> TestResult {
     let state = s.state()?;
     assert_settled(&state);
     assert!(!state.backing_off(ov_engine::store::now_ms()));
+    Ok(())
+}
+
+/// A back-off opened by a failure the server has since recovered from (a hook's
+/// recall that timed out on a slow search): a Stop worker asks whether the
+/// server answers now and, when it does, delivers without waiting for a drain.
+#[test]
+fn stop_worker_inside_the_back_off_delivers_when_the_server_answers_again() -> TestResult {
+    let s = Session::new()?;
+    add_turns(&s.store, 0..2)?;
+    let t = Fake::new(Server {
+        sends: vec![Reply::Refused].into(),
+        ..Server::default()
+    });
+    assert!(deliver(&s, &t, &settings())?.offline);
+    assert!(s.state()?.backing_off(ov_engine::store::now_ms()));
+
+    t.server.borrow_mut().answers_now = true;
+    let ctx = Ctx {
+        transport: &t,
+        settings: settings(),
+    };
+    let reports = delivery::run_worker(&s.store, &ctx, WorkerReason::Stop, Duration::ZERO)?;
+    assert!(reports.iter().any(|r| !r.offline), "{reports:?}");
+    assert_exactly_once(&t, 2, &[]);
+    assert!(!s.state()?.backing_off(ov_engine::store::now_ms()));
     Ok(())
 }
 

@@ -5,12 +5,25 @@
 
 use ov_engine::event::WorkerReason;
 
-/// `ovhook drain [--quiet]`.
+/// `ovhook drain [--quiet] [--resumed <session dir>]`: `--resumed` names the
+/// session being resumed, whose drain does not force a commit.
 pub fn run(args: &[String]) -> anyhow::Result<i32> {
     crate::logfile::init(false);
-    let quiet = args.iter().any(|a| a == "--quiet");
-    if let Some(bad) = args.iter().find(|a| a.as_str() != "--quiet") {
-        anyhow::bail!("drain: unexpected argument '{bad}'");
+    let mut quiet = false;
+    let mut resumed: Option<String> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--quiet" => quiet = true,
+            "--resumed" => {
+                resumed = Some(
+                    it.next()
+                        .map(|s| ov_engine::ids::safe_part(s))
+                        .ok_or_else(|| anyhow::anyhow!("drain: --resumed needs a session"))?,
+                )
+            }
+            bad => anyhow::bail!("drain: unexpected argument '{bad}'"),
+        }
     }
     let root = ov_engine::paths::state_root();
     let mut failed = 0;
@@ -19,7 +32,12 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
-        if let Err(e) = crate::worker::run_session(&root, name, WorkerReason::Drain) {
+        let reason = if resumed.as_deref() == Some(name) {
+            WorkerReason::Resume
+        } else {
+            WorkerReason::Drain
+        };
+        if let Err(e) = crate::worker::run_session(&root, name, reason) {
             failed += 1;
             log::error!("drain {name}: {e:#}");
             if !quiet {

@@ -114,6 +114,12 @@ fn parse(args: &[String], install: bool) -> Result<Args, String> {
     Ok(out)
 }
 
+/// True when the `install` (or `uninstall`) parser accepts `args`.
+#[cfg(test)]
+pub fn accepts(args: &[String], install: bool) -> bool {
+    parse(args, install).is_ok()
+}
+
 fn usage_error(msg: &str) -> i32 {
     if msg.is_empty() {
         println!("{USAGE}");

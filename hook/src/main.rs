@@ -1,10 +1,11 @@
-//! `ovhook`: OpenViking long-term memory for ZCode.
+//! `ovhook`: OpenViking long-term memory for ZCode and Claude Code.
 //!
 //! Hook subcommands read the hook payload on stdin, journal it, answer on stdout in
 //! ZCode's canonical schema (or print nothing) and exit 0 on every path, panics
 //! included. argv is parsed by hand: the hook hot path must start in about a
 //! millisecond.
 
+mod cli;
 mod detach;
 mod doctor;
 mod drain;
@@ -18,16 +19,18 @@ mod worker;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-usage: ovhook <command>
+usage: ovhook [--harness zcode|claude-code] <command>
 
-hook commands (stdin: the hook payload; always exit 0):
+hook commands (stdin: the hook payload; always exit 0; the harness is the one the
+hooks were installed for, zcode when not given):
   session-start        inject the OpenViking profile, drain unsent work
   user-prompt-submit   recall memories relevant to the prompt
   pre-tool-use         deny viking:// paths for Read/Glob/Grep
   stop                 capture the turn (returns at once; a detached worker sends)
+  session-end          capture what is left and commit the session (detached)
 
 other commands:
-  install [--harness zcode] [--scope user|project] [--no-mcp] [--api-key -] ...
+  install [--harness zcode|claude-code] [--scope user|project] [--no-mcp] [--api-key -] ...
                        (ovhook install --help for every option)
   uninstall            remove our entries from every place an install wrote
   drain                finish all unfinished work of every session
@@ -35,17 +38,46 @@ other commands:
   mcp                  stdio MCP proxy to the OpenViking server
 ";
 
+/// Every non-hook command `main` dispatches (the hook commands are [`harness::HookEvent`]s).
+pub const OTHER_COMMANDS: [&str; 8] = [
+    "worker",
+    "drain",
+    "install",
+    "uninstall",
+    "doctor",
+    "mcp",
+    "completions",
+    "man",
+];
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    // `--harness NAME` before the command: the installed hook commands name theirs.
+    let mut harness_name = None;
+    if args.first().map(String::as_str) == Some("--harness") && args.len() >= 2 {
+        harness_name = Some(args[1].clone());
+        args.drain(..2);
+    }
     let Some(cmd) = args.first().map(String::as_str) else {
         eprint!("{USAGE}");
         return ExitCode::from(2);
     };
-    let rest = &args[1..];
     if let Some(event) = harness::HookEvent::from_command(cmd) {
-        hooks::run_guarded(event);
+        match harness_name
+            .as_deref()
+            .map_or(Some(harness::DEFAULT), harness::named)
+        {
+            Some(h) => hooks::run_guarded(event, h),
+            // A hook never fails: an unknown harness is logged, the hook passes through.
+            None => hooks::unknown_harness(harness_name.as_deref().unwrap_or_default()),
+        }
         return ExitCode::SUCCESS;
     }
+    let mut rest: Vec<String> = args[1..].to_vec();
+    if let Some(h) = harness_name {
+        rest.splice(0..0, ["--harness".to_string(), h]);
+    }
+    let rest = rest.as_slice();
     let result = match cmd {
         "worker" => worker::run(rest),
         "drain" => drain::run(rest),
@@ -53,6 +85,8 @@ fn main() -> ExitCode {
         "uninstall" => install::run_uninstall(rest),
         "doctor" => doctor::run(rest),
         "mcp" => mcp::run(rest),
+        "completions" => cli::run_completions(rest),
+        "man" => cli::run_man(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(0)

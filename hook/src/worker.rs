@@ -47,7 +47,7 @@ impl WorkerCtx {
 impl WorkerContext for WorkerCtx {
     fn transcript(&self, state: &State) -> Option<Box<dyn TranscriptSource>> {
         let sid = state.session_id.as_deref()?;
-        harness_of(state).transcript(&self.home, sid)
+        harness_of(state).transcript(&self.home, sid, state.cwd.as_deref())
     }
 
     fn transport(&self) -> Option<&dyn Transport> {
@@ -56,7 +56,9 @@ impl WorkerContext for WorkerCtx {
 
     fn settings(&self, state: &State) -> DeliverySettings {
         let sid = state.session_id.as_deref().unwrap_or("unknown");
-        let mut s = DeliverySettings::new(harness_of(state).remote_session_id(sid));
+        let harness = harness_of(state);
+        let mut s = DeliverySettings::new(harness.remote_session_id(sid));
+        s.answer_precedence = harness.answer_precedence();
         s.capture_enabled = self.cfg.memory_enabled && self.cfg.capture.enabled;
         s.max_length = self.cfg.capture.max_length;
         s.commit_token_threshold = self.cfg.capture.commit_token_threshold;
@@ -79,7 +81,7 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
         .with_context(|| format!("could not open {}", dir.display()))?;
     let state = store.fold()?.state;
     let ctx = WorkerCtx::new(state.cwd.as_deref());
-    if reason == WorkerReason::Drain {
+    if matches!(reason, WorkerReason::Drain | WorkerReason::Resume) {
         let transcript = ctx.transcript(&state);
         let settings = ctx.settings(&state);
         if !delivery::drain_has_work(
@@ -93,7 +95,10 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
     }
     let wait = match reason {
         WorkerReason::Stop | WorkerReason::Sweep => Duration::from_millis(20),
-        WorkerReason::Drain => Duration::from_secs(10),
+        // A SessionEnd's commit must not be lost to a Stop worker still holding the lock.
+        WorkerReason::Drain | WorkerReason::SessionEnd | WorkerReason::Resume => {
+            Duration::from_secs(10)
+        }
     };
     let reports = delivery::run_worker(&store, &ctx, reason, wait)?;
     Ok(ctx.transport().is_some() && reports.iter().any(|r| !r.offline))
@@ -146,23 +151,31 @@ fn sweep_others(root: &Path, own: &str) {
     }
 }
 
-/// `ovhook worker --session <id>`.
+/// `ovhook worker --session <id> [--reason stop|session-end]`.
 pub fn run(args: &[String]) -> anyhow::Result<i32> {
     crate::logfile::init(false);
     let mut session = None;
+    let mut reason = WorkerReason::Stop;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--session" => session = it.next().cloned(),
+            "--reason" => {
+                reason = match it.next().map(String::as_str) {
+                    Some("stop") => WorkerReason::Stop,
+                    Some("session-end") => WorkerReason::SessionEnd,
+                    other => anyhow::bail!("worker: unknown --reason {other:?}"),
+                }
+            }
             other => anyhow::bail!("worker: unexpected argument '{other}'"),
         }
     }
     let session = session.context("worker: --session is required")?;
     let root = ov_engine::paths::state_root();
-    match run_session(&root, &session, WorkerReason::Stop) {
+    match run_session(&root, &session, reason) {
         // Other sessions' leftovers, only when this pass reached the server.
-        Ok(true) => sweep_others(&root, &session),
-        Ok(false) => {}
+        Ok(true) if reason == WorkerReason::Stop => sweep_others(&root, &session),
+        Ok(_) => {}
         Err(e) => {
             log::error!("worker {session}: {e:#}");
             return Ok(1);

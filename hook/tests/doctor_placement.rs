@@ -29,15 +29,26 @@ impl Env {
         fs::canonicalize(root).expect("canon")
     }
     fn run(&self, bin: &Path, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
-        let out = Command::new(bin)
-            .env_clear()
-            .env("HOME", self.home())
-            .env("PATH", "/usr/bin:/bin")
-            .envs(env.iter().copied())
-            .current_dir(cwd)
-            .args(args)
-            .output()
-            .expect("run");
+        let mut tries = 0;
+        let out = loop {
+            let res = Command::new(bin)
+                .env_clear()
+                .env("HOME", self.home())
+                .env("PATH", "/usr/bin:/bin")
+                .envs(env.iter().copied())
+                .current_dir(cwd)
+                .args(args)
+                .output();
+            match res {
+                // A binary copied by this process may still be open for writing in a child
+                // forked by another test thread (ETXTBSY) for a moment.
+                Err(e) if e.raw_os_error() == Some(libc_etxtbsy()) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other.expect("run"),
+            }
+        };
         (
             out.status.code().unwrap_or(-1),
             String::from_utf8_lossy(&out.stdout).into_owned()
@@ -49,6 +60,18 @@ impl Env {
     }
     fn doctor(&self, cwd: &Path, env: &[(&str, &str)]) -> (i32, String) {
         self.run(&ovhook(), cwd, &["doctor"], env)
+    }
+}
+
+fn libc_etxtbsy() -> i32 {
+    26
+}
+
+/// A copy of the ovhook binary at `dest` (a hard link when the filesystem allows).
+fn copy_binary(dest: &Path) {
+    fs::create_dir_all(dest.parent().expect("parent")).expect("mkdir");
+    if fs::hard_link(ovhook(), dest).is_err() {
+        fs::copy(ovhook(), dest).expect("copy");
     }
 }
 
@@ -142,8 +165,7 @@ fn stale_binary_paths_are_flagged_in_user_and_project_configs() {
     let env = Env::new();
     let repo = env.repo("r");
     let old = env.dir.path().join("old/ovhook");
-    fs::create_dir_all(old.parent().expect("p")).expect("mkdir");
-    fs::copy(ovhook(), &old).expect("copy");
+    copy_binary(&old);
     let (code, out) = env.run(&old, &repo, &["install"], &[]);
     assert_eq!(code, 0, "{out}");
     let (code, out) = env.run(&old, &repo, &["install", "--scope", "project"], &[]);
@@ -184,7 +206,7 @@ fn install_plugin(env: &Env) -> PathBuf {
         json!({"name": "openviking", "version": "0.1.0"}).to_string(),
     )
     .expect("manifest");
-    fs::copy(ovhook(), root.join("bin/ovhook")).expect("copy");
+    copy_binary(&root.join("bin/ovhook"));
     root
 }
 

@@ -57,6 +57,7 @@ pub use format::{
 pub use journal::{Journal, LOCK_FILE};
 pub use lock::FileLock;
 pub use reader::{Frames, Reader, SegmentInfo};
+pub use segment::{is_journal, segment_id, segment_path};
 pub use writer::Writer;
 
 /// How to open a journal.

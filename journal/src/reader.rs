@@ -146,6 +146,28 @@ impl Reader {
         })
     }
 
+    /// The bytes this view reads, over all its segments (segment headers included): the total
+    /// of a progress count that [`Reader::bytes_before`] advances.
+    pub fn valid_bytes(&self) -> u64 {
+        self.segments.iter().map(|s| s.valid_end).sum()
+    }
+
+    /// The bytes of this view that come before `pos` (segment headers included): how far a walk
+    /// of the frames has come when it reaches `pos`. A position past the view counts as its end.
+    pub fn bytes_before(&self, pos: Position) -> u64 {
+        self.segments
+            .iter()
+            .take_while(|s| s.id <= pos.segment)
+            .map(|s| {
+                if s.id == pos.segment {
+                    pos.offset.min(s.valid_end)
+                } else {
+                    s.valid_end
+                }
+            })
+            .sum()
+    }
+
     /// The newest snapshot: the first frame of the newest segment that starts with one.
     pub fn latest_snapshot(&self) -> Option<Frame<'_>> {
         self.segments.iter().rev().find_map(|s| {

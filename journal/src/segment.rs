@@ -21,6 +21,23 @@ pub(crate) fn path(dir: &Path, id: u64) -> PathBuf {
     dir.join(format!("{id:016x}{SUFFIX}"))
 }
 
+/// The file of segment `id` in the journal directory `dir`:
+/// `<dir>/<id as 16 lowercase hex digits>.ovj`.
+pub fn segment_path(dir: &Path, id: u64) -> PathBuf {
+    path(dir, id)
+}
+
+/// The segment id a segment file's name holds; `None` for any other file name.
+pub fn segment_id(path: &Path) -> Option<u64> {
+    path.file_name()?.to_str().and_then(parse_name)
+}
+
+/// Whether `dir` is a directory holding at least one segment file. Reads only the directory
+/// listing: nothing is opened, created or locked.
+pub fn is_journal(dir: &Path) -> bool {
+    list(dir).is_ok_and(|ids| !ids.is_empty())
+}
+
 fn parse_name(name: &str) -> Option<u64> {
     let hex = name.strip_suffix(SUFFIX)?;
     if hex.len() != 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -166,5 +183,19 @@ mod tests {
         assert_eq!(parse_name("ab.ovj"), None);
         assert_eq!(parse_name("00000000000000ab.ovj.tmp"), None);
         assert_eq!(parse_name("LOCK"), None);
+        assert_eq!(segment_path(Path::new("/j"), 0xab), p);
+        assert_eq!(segment_id(&p), Some(0xab));
+        assert_eq!(segment_id(Path::new("/j/LOCK")), None);
+    }
+
+    #[test]
+    fn a_journal_is_a_directory_with_a_segment() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        assert!(!is_journal(&tmp.path().join("missing")));
+        assert!(!is_journal(tmp.path()));
+        std::fs::write(tmp.path().join("LOCK"), b"").expect("write");
+        assert!(!is_journal(tmp.path()));
+        std::fs::write(path(tmp.path(), 1), b"").expect("write");
+        assert!(is_journal(tmp.path()));
     }
 }

@@ -38,6 +38,28 @@ pub enum Command {
     /// Play a recorded ZCode session through the real ovhook binary, with faults, and
     /// count what reached the OpenViking server.
     Simulate(SimulateArgs),
+    /// Print the shell completion script.
+    #[command(hide = true)]
+    Completions(CompletionsArgs),
+    /// Print the man page, or write every page into a folder.
+    #[command(hide = true)]
+    Man(ManArgs),
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    pub shell: clap_complete::Shell,
+}
+
+/// Arguments of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `ovreplay.1` and `ovreplay-<command>.1` into this folder instead of printing
+    /// `ovreplay.1`.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// Arguments of `sessions`.

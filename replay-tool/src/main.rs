@@ -6,11 +6,12 @@
 
 mod cli;
 mod cmd;
-mod engine_api;
 mod exit;
+mod journal_arg;
 mod render;
 mod simulate;
 mod story;
+mod view;
 
 use std::process::ExitCode;
 
@@ -46,6 +47,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compact(a) => cmd::compact::run(&a),
         Command::Plan(a) => cmd::plan::run(&a),
         Command::Simulate(a) => simulate::run(&a),
+        Command::Completions(a) => cmd::shell_docs::completions(&a),
+        Command::Man(a) => cmd::shell_docs::man(&a),
     }
 }
 

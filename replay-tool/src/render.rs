@@ -6,10 +6,11 @@ use std::io::IsTerminal;
 
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived};
 use ov_engine::projector::{MessageStatus, State};
+use ov_engine::store::SkippedRecord;
 use ov_engine::turn::DedupKey;
 use ov_journal::Position;
 
-use crate::engine_api::{Entry, EntryContent};
+use crate::view::{Entry, EntryContent};
 
 /// `ms` since the Unix epoch as UTC ISO 8601 with milliseconds (`2026-01-02T03:04:05.678Z`).
 pub fn time(ms: u64) -> String {
@@ -331,7 +332,7 @@ fn status_word(s: &MessageStatus) -> String {
 }
 
 /// The human summary of a folded state (`state`, `compact`).
-pub fn state_summary(state: &State, skipped: &[(Position, String)]) -> String {
+pub fn state_summary(state: &State, skipped: &[SkippedRecord]) -> String {
     let mut o = String::new();
     let na = "-";
     let _ = writeln!(
@@ -500,8 +501,8 @@ pub fn state_summary(state: &State, skipped: &[(Position, String)]) -> String {
     if let Some(p) = state.problems.last() {
         let _ = writeln!(o, "problems     {} (last: {p})", state.problems.len());
     }
-    for (pos, why) in skipped {
-        let _ = writeln!(o, "skipped      {pos}: {why}");
+    for s in skipped {
+        let _ = writeln!(o, "skipped      {}: {}", s.position, s.reason);
     }
     o
 }

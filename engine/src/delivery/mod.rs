@@ -70,6 +70,9 @@ pub struct DeliverySettings {
     /// Try the server even inside the unreachable back-off window (a drain
     /// must finish all unfinished work; a Stop worker respects the window).
     pub ignore_backoff: bool,
+    /// Which answer of a turn is sent when the Stop payload and the transcript
+    /// both have one (the harness's choice).
+    pub answer_precedence: crate::turnbook::AnswerPrecedence,
 }
 
 impl DeliverySettings {
@@ -88,6 +91,7 @@ impl DeliverySettings {
             transient_retries: 3,
             ignore_backoff: false,
             in_doubt_settle_ms: IN_DOUBT_SETTLE_MS,
+            answer_precedence: crate::turnbook::AnswerPrecedence::StopFirst,
         }
     }
 }
@@ -152,8 +156,12 @@ pub(super) fn deliver_from(
     let mut run = Run { store, state };
     let mut report = RunReport::default();
     let mut transport = transport;
-    if transport.is_some() && !settings.ignore_backoff && run.state.backing_off(now_ms()) {
-        transport = None;
+    // Inside the back-off window a worker asks the server one cheap question
+    // before giving up on it: the window may have been opened by a hook's recall
+    // that timed out on a slow search, and a detached worker can afford to wait
+    // for a server that answers. A server that is down fails the question fast.
+    if !settings.ignore_backoff && run.state.backing_off(now_ms()) {
+        transport = transport.filter(|t| t.answers_now());
     }
 
     // 1. In-doubt sends and commits: settle them before anything is resent.
@@ -210,7 +218,8 @@ fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(
         .rollout
         .as_ref()
         .and_then(|p| (p.path == source.path()).then_some((p.identity, p.offset)));
-    match source.read(resume) {
+    let last_turn = resume.and(run.state.book.last_rollout_turn());
+    match source.read_after(resume, last_turn) {
         Ok(Some(chunk)) => {
             let moved = chunk.rescanned
                 || resume.is_none_or(|(id, off)| id != chunk.identity || off != chunk.end);
@@ -241,7 +250,7 @@ fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(
 /// The messages to plan now: candidates of complete turns not planned before.
 pub fn plan(state: &State, settings: &DeliverySettings) -> Vec<PlannedMessage> {
     let mut out = Vec::new();
-    for c in state.book.candidates() {
+    for c in state.book.candidates_by(settings.answer_precedence) {
         if state.messages.contains_key(&c.key)
             || out.iter().any(|m: &PlannedMessage| m.key == c.key)
         {

@@ -86,6 +86,12 @@ pub trait Transport {
     fn commit_count(&self, session: &str) -> Result<Option<u64>, TransportError>;
     /// Everything the server holds for the session, live and archived.
     fn held_messages(&self, session: &str) -> Result<Vec<HeldMessage>, TransportError>;
+    /// One cheap question that says whether the server answers now, asked by a
+    /// Stop worker inside a back-off window before it gives up on the server.
+    /// A transport that cannot tell says no (the back-off holds).
+    fn answers_now(&self) -> bool {
+        false
+    }
 }
 
 /// Where a session's transcript comes from (ZCode: its rollout file).
@@ -93,6 +99,17 @@ pub trait TranscriptSource {
     /// Reads what is new since `resume` (identity and offset of the last read).
     /// `Ok(None)` when there is no transcript file.
     fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>>;
+    /// [`TranscriptSource::read`] for a transcript whose lines do not all name
+    /// their turn: `last_turn` is the turn of the last line of the previous read
+    /// (lines at the start of this range that name none continue it).
+    fn read_after(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+        last_turn: Option<&str>,
+    ) -> std::io::Result<Option<RolloutChunk>> {
+        let _ = last_turn;
+        self.read(resume)
+    }
     /// The path, for the journal.
     fn path(&self) -> String;
     /// Whether anything new is there since `resume`, without reading it

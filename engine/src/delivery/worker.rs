@@ -88,7 +88,7 @@ pub fn run_worker(
         };
         if first {
             let mut events = vec![Event::WorkerStarted { reason }];
-            if reason == WorkerReason::Drain {
+            if reason.closes_open_turns() {
                 events.push(Event::OpenTurnsClosed);
             }
             store.append_all(events, Durability::Buffered)?;
@@ -100,8 +100,8 @@ pub fn run_worker(
         let state = store.fold()?.state;
         let transcript = ctx.transcript(&state);
         let mut settings = ctx.settings(&state);
-        settings.force_commit |= reason == WorkerReason::Drain;
-        settings.ignore_backoff |= matches!(reason, WorkerReason::Drain | WorkerReason::Sweep);
+        settings.force_commit |= reason.forces_commit();
+        settings.ignore_backoff |= reason.ignores_backoff();
         let (report, seen) = deliver_from(
             store,
             state,

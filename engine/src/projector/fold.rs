@@ -270,6 +270,8 @@ impl State {
                     .filter(|s| !s.is_empty());
                 self.book.observe_stop(turn, response.as_deref());
             }
+            // Its worker closes the open turns and commits; nothing to fold here.
+            HookKind::SessionEnd => {}
         }
     }
 
@@ -482,10 +484,14 @@ mod tests {
             }),
         };
         let mut s = State::fold(&[ss(10_000)]);
-        assert!(!s.last_session_start_debounced());
+        assert!(!s.last_session_start_debounced(Some("startup")));
         s.apply(&ss(11_999));
-        assert!(s.last_session_start_debounced());
+        assert!(s.last_session_start_debounced(Some("resume")));
+        assert!(
+            !s.last_session_start_debounced(Some("compact")),
+            "a compaction always gets its context back"
+        );
         s.apply(&ss(14_000));
-        assert!(!s.last_session_start_debounced());
+        assert!(!s.last_session_start_debounced(None));
     }
 }

@@ -321,8 +321,13 @@ impl State {
         }
     }
 
-    /// The latest SessionStart came within the debounce window of the previous one.
-    pub fn last_session_start_debounced(&self) -> bool {
+    /// The latest SessionStart, whose payload's `source` is `source`, came within
+    /// the debounce window of the previous one. A `compact` one never is: the
+    /// agent has just dropped the context it injected.
+    pub fn last_session_start_debounced(&self, source: Option<&str>) -> bool {
+        if source == Some("compact") {
+            return false;
+        }
         match (self.last_session_start_ms, self.prev_session_start_ms) {
             (Some(last), Some(prev)) => last.saturating_sub(prev) < SESSION_START_DEBOUNCE_MS,
             _ => false,

@@ -4,5 +4,6 @@
 //! [`crate::turn::RolloutChunk`] the rollout reader produces, so the turn book, the
 //! journal and the planner never learn which harness wrote the file.
 
+pub mod claude_code;
 pub mod copilot;
 pub mod tail;

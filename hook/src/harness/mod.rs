@@ -1,16 +1,18 @@
 //! Harness-specific wire formats behind one interface.
 //!
-//! Each harness (ZCode today, Claude Code next) keeps its payload fields,
+//! Each harness (ZCode, Claude Code) keeps its payload fields,
 //! output rules, transcript reader and installer target in its own module and
 //! implements [`Harness`]; the journal, projector, planner, client and outbox
 //! never learn which harness fed them (events carry the harness's name as data).
 
+pub mod claude_code;
 pub mod input;
 pub mod zcode;
 
 use std::path::Path;
 
 use ov_engine::delivery::TranscriptSource;
+use ov_engine::turnbook::AnswerPrecedence;
 
 pub use input::HookInput;
 
@@ -26,25 +28,38 @@ pub trait Harness: Sync {
     fn context_output(&self, event: HookEvent, text: &str, max_bytes: usize) -> Option<String>;
     /// The output line denying a tool use.
     fn deny_output(&self, reason: &str, max_bytes: usize) -> Option<String>;
-    /// The session's transcript (ZCode: its rollout file).
-    fn transcript(&self, home: &Path, session_id: &str) -> Option<Box<dyn TranscriptSource>>;
-    /// The harness's own cap on hook output, when its configuration sets one
-    /// (output over it is dropped by the harness).
+    /// The session's transcript (ZCode: its rollout file; Claude Code: its
+    /// session transcript), given the session's last known working directory.
+    fn transcript(
+        &self,
+        home: &Path,
+        session_id: &str,
+        cwd: Option<&str>,
+    ) -> Option<Box<dyn TranscriptSource>>;
+    /// The harness's own cap on hook output, when it has one (output over it is
+    /// dropped or replaced by the harness).
     fn output_cap(&self, home: &Path) -> Option<usize>;
-}
-
-/// The harness that invoked this process. Only ZCode is wired today; a Claude
-/// Code harness would be chosen here (its hooks run with `CLAUDECODE=1`).
-pub fn current() -> &'static dyn Harness {
-    &zcode::ZCode
-}
-
-/// The harness a journaled session came from (by its journaled name).
-pub fn by_name(name: Option<&str>) -> &'static dyn Harness {
-    match name {
-        Some("zcode") | None => &zcode::ZCode,
-        Some(_) => &zcode::ZCode,
+    /// Which answer wins when the Stop payload and the transcript both have one.
+    fn answer_precedence(&self) -> AnswerPrecedence {
+        AnswerPrecedence::StopFirst
     }
+}
+
+/// The harness of hook commands that name none (installs before harnesses were named).
+pub const DEFAULT: &dyn Harness = &zcode::ZCode;
+
+/// Every harness, by the name it is installed and journaled under.
+pub const ALL: [&dyn Harness; 2] = [&zcode::ZCode, &claude_code::ClaudeCode];
+
+/// The harness named `name` (`zcode`, `claude-code`), if it is one.
+pub fn named(name: &str) -> Option<&'static dyn Harness> {
+    ALL.into_iter().find(|h| h.name() == name)
+}
+
+/// The harness a journaled session came from (by its journaled name); ZCode for
+/// journals written before the name was recorded.
+pub fn by_name(name: Option<&str>) -> &'static dyn Harness {
+    name.and_then(named).unwrap_or(&zcode::ZCode)
 }
 
 /// The hook events ovhook answers.
@@ -58,6 +73,8 @@ pub enum HookEvent {
     PreToolUse,
     /// `Stop`.
     Stop,
+    /// `SessionEnd` (Claude Code).
+    SessionEnd,
 }
 
 impl HookEvent {
@@ -68,17 +85,19 @@ impl HookEvent {
             "user-prompt-submit" => HookEvent::UserPromptSubmit,
             "pre-tool-use" => HookEvent::PreToolUse,
             "stop" => HookEvent::Stop,
+            "session-end" => HookEvent::SessionEnd,
             _ => return None,
         })
     }
 
-    /// ZCode's event name (`hookEventName`).
+    /// The event's wire name (`hookEventName`, the same in ZCode and Claude Code).
     pub fn wire_name(self) -> &'static str {
         match self {
             HookEvent::SessionStart => "SessionStart",
             HookEvent::UserPromptSubmit => "UserPromptSubmit",
             HookEvent::PreToolUse => "PreToolUse",
             HookEvent::Stop => "Stop",
+            HookEvent::SessionEnd => "SessionEnd",
         }
     }
 }

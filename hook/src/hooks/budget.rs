@@ -52,6 +52,8 @@ impl Budget {
             HookEvent::SessionStart => Duration::from_secs(5),
             HookEvent::UserPromptSubmit => Duration::from_secs(6),
             HookEvent::PreToolUse | HookEvent::Stop => Duration::from_secs(3),
+            // Claude Code kills SessionEnd hooks after 1.5 s by default.
+            HookEvent::SessionEnd => Duration::from_secs(1),
         }
     }
 

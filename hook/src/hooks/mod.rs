@@ -1,4 +1,4 @@
-//! The four hook events.
+//! The hook events.
 //!
 //! Every invocation: read stdin (bounded), parse it (never fails), append its
 //! event to the session's journal, then do only what the event needs. Output is
@@ -8,6 +8,7 @@
 pub mod budget;
 pub mod pre_tool_use;
 mod prompt;
+mod session_end;
 mod session_start;
 mod stop;
 mod tool_use;
@@ -39,8 +40,7 @@ pub struct Invocation {
 }
 
 impl Invocation {
-    fn read(budget: Budget) -> Invocation {
-        let harness = harness::current();
+    fn read(harness: &'static dyn Harness, budget: Budget) -> Invocation {
         let got = harness::input::read_stdin(budget.stdin_deadline());
         let mut input = harness.parse(&got.bytes, got.truncated);
         if got.open_at_deadline {
@@ -202,11 +202,12 @@ pub fn load_config(cwd: &str) -> ov_engine::config::Config {
 }
 
 /// Runs one hook event; never panics out, never exits non-zero, prints at most one line.
-pub fn run_guarded(event: HookEvent) {
+pub fn run_guarded(event: HookEvent, harness: &'static dyn Harness) {
     std::panic::set_hook(Box::new(|info| {
         log::error!("panic in hook: {info}");
     }));
-    let out = std::panic::catch_unwind(|| run(event)).unwrap_or(None);
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(event, harness)))
+        .unwrap_or(None);
     if let Some(line) = out {
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(line.as_bytes());
@@ -215,14 +216,28 @@ pub fn run_guarded(event: HookEvent) {
     }
 }
 
-fn run(event: HookEvent) -> Option<String> {
-    let inv = Invocation::read(Budget::start(event));
+/// A hook command installed for a harness this build does not know: logged,
+/// stdin drained, nothing printed.
+pub fn unknown_harness(name: &str) {
+    crate::logfile::init(false);
+    let _ = harness::input::read_stdin(
+        std::time::Instant::now() + std::time::Duration::from_millis(500),
+    );
+    log::error!("hook for unknown harness '{name}': passed through");
+}
+
+fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
+    let inv = Invocation::read(harness, Budget::start(event));
     match event {
         HookEvent::PreToolUse => tool_use::handle(&inv),
         HookEvent::SessionStart => session_start::handle(&inv),
         HookEvent::UserPromptSubmit => prompt::handle(&inv),
         HookEvent::Stop => {
             stop::handle(&inv);
+            None
+        }
+        HookEvent::SessionEnd => {
+            session_end::handle(&inv);
             None
         }
     }

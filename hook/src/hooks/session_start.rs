@@ -21,10 +21,17 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         return None;
     }
     let state = store.fold().ok()?.state;
-    if state.last_session_start_debounced() {
+    let source = inv.input.source.as_deref();
+    if state.last_session_start_debounced(source) {
         return None;
     }
-    crate::detach::spawn_self(&["drain", "--quiet"]);
+    if source == Some("resume") {
+        // Resuming is no reason to commit this session: its drain only closes turns.
+        let dir = ov_engine::ids::safe_part(&inv.session_id);
+        crate::detach::spawn_self(&["drain", "--quiet", "--resumed", &dir]);
+    } else {
+        crate::detach::spawn_self(&["drain", "--quiet"]);
+    }
     if !cfg.profile.enabled {
         return None;
     }

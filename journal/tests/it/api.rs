@@ -370,3 +370,23 @@ fn handles_are_send_and_sync() {
     check::<FileLock>();
     check::<Error>();
 }
+
+#[test]
+fn reader_progress_counts_bytes_across_segments() {
+    let (_t, j) = tmp_journal();
+    j.append(b"first", Durability::Buffered).unwrap();
+    j.roll_with_snapshot(b"snap").unwrap();
+    j.append(b"second", Durability::Buffered).unwrap();
+    let r = j.reader().unwrap();
+    let sizes: Vec<u64> = r.segments().map(|s| s.valid_end).collect();
+    assert_eq!(r.valid_bytes(), sizes.iter().sum::<u64>());
+    assert_eq!(r.bytes_before(r.start()), SEGMENT_HEADER_LEN);
+    assert_eq!(r.bytes_before(r.end()), r.valid_bytes());
+    let mut last = 0;
+    for f in r.frames() {
+        let done = r.bytes_before(f.unwrap().next_position());
+        assert!(done > last, "progress moves forward");
+        last = done;
+    }
+    assert_eq!(last, r.valid_bytes());
+}

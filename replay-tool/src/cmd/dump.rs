@@ -9,12 +9,13 @@ use ov_engine::event::Event;
 use ov_engine::turn::DedupKey;
 
 use crate::cli::DumpArgs;
-use crate::engine_api::{self, Entry, EntryContent};
+use crate::journal_arg::resolve_journal;
 use crate::render;
+use crate::view::{self, Entry, EntryContent};
 
 /// Runs `ovreplay dump`.
 pub fn run(args: &DumpArgs) -> anyhow::Result<()> {
-    let dir = engine_api::resolve_journal(&args.journal, args.state_dir.as_deref())?;
+    let dir = resolve_journal(&args.journal, args.state_dir.as_deref())?;
     let known: BTreeSet<&str> = KINDS.iter().copied().collect();
     for k in &args.kind {
         if !known.contains(k.as_str()) {
@@ -25,7 +26,7 @@ pub fn run(args: &DumpArgs) -> anyhow::Result<()> {
         }
     }
     let bar = render::progress_bar();
-    let view = engine_api::read_journal_with(&dir, &mut |done, total| {
+    let view = view::read_journal_with(&dir, &mut |done, total| {
         if let Some(bar) = &bar {
             bar.set_length(total);
             bar.set_position(done);

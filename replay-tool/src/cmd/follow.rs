@@ -15,12 +15,11 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use anyhow::Context;
 use notify::Watcher;
 use ov_journal::Position;
 
 use crate::cli::FollowArgs;
-use crate::engine_api;
+use crate::journal_arg::{resolve_journal, state_root};
 use crate::render;
 
 /// What is followed.
@@ -35,8 +34,7 @@ enum Target {
 pub fn run(args: &FollowArgs) -> anyhow::Result<()> {
     let target = match &args.path {
         None => {
-            let dir =
-                ov_engine::paths::journals_dir(&engine_api::state_root(args.state_dir.as_deref()));
+            let dir = ov_engine::paths::journals_dir(&state_root(args.state_dir.as_deref()));
             if !dir.is_dir() {
                 return Err(crate::exit::user(format!(
                     "no journals folder at {} (nothing has run yet, or pass a path)",
@@ -45,9 +43,9 @@ pub fn run(args: &FollowArgs) -> anyhow::Result<()> {
             }
             Target::Folder(dir)
         }
-        Some(p) if engine_api::is_journal(p) => Target::Journal(p.clone()),
+        Some(p) if ov_journal::is_journal(p) => Target::Journal(p.clone()),
         Some(p) if p.is_dir() => Target::Folder(p.clone()),
-        Some(p) => Target::Journal(engine_api::resolve_journal(p, args.state_dir.as_deref())?),
+        Some(p) => Target::Journal(resolve_journal(p, args.state_dir.as_deref())?),
     };
     let watched = match &target {
         Target::Journal(p) | Target::Folder(p) => p.clone(),
@@ -98,7 +96,7 @@ fn journals(target: &Target) -> Vec<PathBuf> {
             let mut v: Vec<PathBuf> = entries
                 .filter_map(Result::ok)
                 .map(|e| e.path())
-                .filter(|d| engine_api::is_journal(d))
+                .filter(|d| ov_journal::is_journal(d))
                 .collect();
             v.sort();
             v
@@ -126,8 +124,7 @@ fn print_new(
             .latest_snapshot()
             .map_or_else(|| reader.start(), |f| f.position);
     }
-    let view = engine_api::read_from(&reader, from, &mut |_, _| {})
-        .with_context(|| format!("could not read {}", dir.display()))?;
+    let view = crate::view::decode_from(&reader, from, &mut |_, _| {});
     let name = dir
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -144,6 +141,6 @@ fn print_new(
         }
     }
     out.flush()?;
-    seen.insert(dir.to_path_buf(), view.end.unwrap_or(end));
+    seen.insert(dir.to_path_buf(), end);
     Ok(())
 }

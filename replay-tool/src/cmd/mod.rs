@@ -5,6 +5,7 @@ pub mod dump;
 pub mod follow;
 pub mod plan;
 pub mod sessions;
+pub mod shell_docs;
 pub mod state;
 pub mod verify;
 pub mod why;

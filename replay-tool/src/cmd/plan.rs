@@ -15,8 +15,10 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<()> {
             args.rollout.display()
         )));
     }
-    let plan = crate::engine_api::plan_json(&args.rollout)
+    let planned = ov_engine::plan::first_capture(&args.rollout)
         .with_context(|| format!("could not plan {}", args.rollout.display()))?;
+    // The planner's own JSON, printed verbatim so that key order is the planner's.
+    let plan = ov_engine::plan::to_json(&planned);
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{plan}")?;

@@ -7,7 +7,7 @@ use ov_engine::projector::MessageStatus;
 use serde::Serialize;
 
 use crate::cli::SessionsArgs;
-use crate::engine_api;
+use crate::journal_arg::state_root;
 use crate::render;
 
 /// One session's row.
@@ -39,10 +39,10 @@ pub struct Row {
 
 /// Runs `ovreplay sessions`.
 pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
-    let root = engine_api::state_root(args.state_dir.as_deref());
-    let dirs: Vec<_> = engine_api::session_dirs(&root)
+    let root = state_root(args.state_dir.as_deref());
+    let dirs: Vec<_> = ov_engine::store::session_dirs(&root)
         .into_iter()
-        .filter(|d| engine_api::is_journal(d))
+        .filter(|d| ov_journal::is_journal(d))
         .collect();
     let bar = render::progress_bar();
     if let Some(bar) = &bar {
@@ -94,14 +94,13 @@ fn row(dir: &std::path::Path) -> Row {
         hooks_missing: 0,
         last_problem: None,
     };
-    let view = match engine_api::read_journal(dir) {
-        Ok(v) => v,
+    let folded = match crate::view::fold(dir) {
+        Ok(f) => f,
         Err(e) => {
             row.last_problem = Some(format!("unreadable: {e:#}"));
             return row;
         }
     };
-    let folded = view.fold();
     let s = &folded.state;
     if let Some(id) = &s.session_id {
         row.session_id.clone_from(id);
@@ -119,7 +118,10 @@ fn row(dir: &std::path::Path) -> Row {
     row.in_doubt = s.in_doubt().len();
     row.hooks_missing = s.turns_missing_stop().len();
     row.last_problem = match folded.skipped.last() {
-        Some((p, why)) => Some(format!("undecodable record at {p}: {why}")),
+        Some(s) => Some(format!(
+            "undecodable record at {}: {}",
+            s.position, s.reason
+        )),
         None => s.problems.last().cloned(),
     };
     row

@@ -3,26 +3,32 @@
 
 use std::io::Write;
 
+use ov_journal::Position;
+
 use crate::cli::JournalArgs;
-use crate::engine_api;
+use crate::journal_arg::resolve_journal;
 use crate::render;
 
-/// Runs `ovreplay state`.
+/// Runs `ovreplay state`: the fold is the engine's (`ov_engine::store::fold_reader`).
 pub fn run(args: &JournalArgs) -> anyhow::Result<()> {
-    let dir = engine_api::resolve_journal(&args.journal, args.state_dir.as_deref())?;
-    let view = engine_api::read_journal(&dir)?;
-    let folded = view.fold();
+    let dir = resolve_journal(&args.journal, args.state_dir.as_deref())?;
+    let folded = crate::view::fold(&dir)?;
+    // A snapshot is the first frame of its segment.
+    let from_snapshot = folded.snapshot_segment.map(|segment| Position {
+        segment,
+        offset: ov_journal::SEGMENT_HEADER_LEN,
+    });
     let mut out = std::io::stdout().lock();
     if args.json {
         let skipped: Vec<serde_json::Value> = folded
             .skipped
             .iter()
-            .map(|(p, why)| serde_json::json!({"position": p.to_string(), "reason": why}))
+            .map(|s| serde_json::json!({"position": s.position.to_string(), "reason": s.reason}))
             .collect();
         let v = serde_json::json!({
             "journal": dir.display().to_string(),
             "cursor": folded.state.cursor(),
-            "from_snapshot": folded.from_snapshot.map(|p| p.to_string()),
+            "from_snapshot": from_snapshot.map(|p| p.to_string()),
             "skipped": skipped,
             "state": folded.state,
         });
@@ -34,7 +40,7 @@ pub fn run(args: &JournalArgs) -> anyhow::Result<()> {
             "{}",
             render::state_summary(&folded.state, &folded.skipped)
         )?;
-        if let Some(p) = folded.from_snapshot {
+        if let Some(p) = from_snapshot {
             writeln!(out, "snapshot     folded from the snapshot at {p}")?;
         }
         if !folded.state.messages.is_empty() {

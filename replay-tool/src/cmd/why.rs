@@ -4,13 +4,13 @@
 use std::io::Write;
 
 use crate::cli::WhyArgs;
-use crate::engine_api;
+use crate::journal_arg::resolve_journal;
 use crate::story;
 
 /// Runs `ovreplay why`.
 pub fn run(args: &WhyArgs) -> anyhow::Result<()> {
-    let dir = engine_api::resolve_journal(&args.journal, args.state_dir.as_deref())?;
-    let view = engine_api::read_journal(&dir)?;
+    let dir = resolve_journal(&args.journal, args.state_dir.as_deref())?;
+    let view = crate::view::read_journal(&dir)?;
     let story = story::tell(&view, &args.turn_id);
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -14,6 +14,7 @@
 //! Everything runs in a temporary HOME with its own state root, under a fresh session id, so
 //! runs against a shared server never collide and never touch the user's files.
 
+mod captured;
 pub mod count;
 mod faults;
 mod hooks;
@@ -222,8 +223,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
             // Embedded default: nothing is sent. Count what the journal captured
             // the way the server's copy is counted: a complete turn whose prompt
             // and answer are both captured is pending; one that is not is lost.
-            let local =
-                crate::engine_api::journal_messages(&state, &session_id).unwrap_or_default();
+            let local = captured::journal_messages(&state, &session_id).unwrap_or_default();
             let c = count(&expected, &local);
             Counts {
                 expected: c.expected,
@@ -234,7 +234,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         }
     };
     let pending = match &access {
-        Some(_) => crate::engine_api::pending_turns(&state, &session_id),
+        Some(_) => captured::pending_turns(&state, &session_id),
         None => Some(counts.expected - counts.lost),
     };
     let kept = if args.keep {

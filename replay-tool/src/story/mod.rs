@@ -26,8 +26,8 @@ use ov_engine::event::Event;
 use ov_engine::projector::{MessageStatus, State};
 use ov_engine::turn::DedupKey;
 
-use crate::engine_api::JournalView;
 use crate::render::time;
+use crate::view::{EntryContent, JournalView};
 use sentence::sentence;
 use verdict::verdict;
 
@@ -74,7 +74,7 @@ pub fn tell(view: &JournalView, turn_id: &str) -> Story {
     // Start from the snapshot a compacted journal begins with, so keys planned before it are known.
     let mut start_after = None;
     for e in &view.entries {
-        if let crate::engine_api::EntryContent::Snapshot(s) = &e.content {
+        if let EntryContent::Snapshot(s) = &e.content {
             state = (**s).clone();
             start_after = Some(e.position);
         }

@@ -17,6 +17,7 @@ fn hook_name(k: Option<HookKind>) -> &'static str {
         Some(HookKind::PromptSubmit) => "UserPromptSubmit",
         Some(HookKind::PreToolUse) => "PreToolUse",
         Some(HookKind::Stop) => "Stop",
+        Some(HookKind::SessionEnd) => "SessionEnd",
         None => "an unknown hook",
     }
 }

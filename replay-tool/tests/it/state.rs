@@ -173,3 +173,40 @@ fn state_exit_codes() {
         .stderr(predicate::str::contains("is not a journal"));
     ovreplay().args(["state", "--bogus"]).assert().code(2);
 }
+
+/// `state` prints the engine's fold (`ov_engine::store::fold_reader`), also when the newest
+/// snapshot does not decode: there is one fold, and this command is not a second one.
+#[test]
+fn state_is_the_engine_fold_even_past_an_undecodable_snapshot() {
+    use ov_engine::event::Event;
+    use ov_engine::store::SessionStore;
+    use ov_journal::Durability;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("j");
+    let store = SessionStore::open(&dir).unwrap();
+    let problem = |n: u32| Event::Problem {
+        context: "test".into(),
+        message: format!("p{n}"),
+    };
+    store.append(problem(1), Durability::Buffered).unwrap();
+    store.compact().unwrap();
+    store.append(problem(2), Durability::Buffered).unwrap();
+    // A snapshot this build cannot decode, then more records.
+    store
+        .journal()
+        .roll_with_snapshot(b"not a snapshot")
+        .unwrap();
+    store.append(problem(3), Durability::Buffered).unwrap();
+    let engine = store.fold().unwrap();
+    drop(store);
+
+    let out = ovreplay()
+        .args(["state", dir.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["state"], serde_json::to_value(&engine.state).unwrap());
+    assert_eq!(v["skipped"].as_array().unwrap().len(), engine.skipped.len());
+}

@@ -47,7 +47,12 @@ impl Harness for ZCode {
         usize::try_from(cap).ok().filter(|c| *c > 0)
     }
 
-    fn transcript(&self, home: &Path, session_id: &str) -> Option<Box<dyn TranscriptSource>> {
+    fn transcript(
+        &self,
+        home: &Path,
+        session_id: &str,
+        _cwd: Option<&str>,
+    ) -> Option<Box<dyn TranscriptSource>> {
         Some(Box::new(rollout_source::ZcodeRollout::new(
             ov_engine::paths::zcode_rollout(home, session_id),
         )))

@@ -6,11 +6,11 @@
 //! `malformed` set and whatever fields could be read, so the hook can journal
 //! it and pass through.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::harness::input::{decode, string_field, Decoded};
 
 pub use crate::harness::HookInput;
-
-pub use crate::harness::input::MAX_PAYLOAD;
 
 const SESSION_KEYS: &[&str] = &[
     "session_id",
@@ -44,42 +44,24 @@ const TOOL_INPUT_KEYS: &[&str] = &["tool_input", "toolInput", "input"];
 const TRANSCRIPT_KEYS: &[&str] = &["transcript_path", "transcriptPath"];
 const TOOL_COUNT_KEYS: &[&str] = &["toolCallCount", "tool_call_count"];
 
+/// Keys whose number value is used as text.
+const ID_KEYS: &[&str] = &["session_id", "sessionId", "turnId", "turn_id"];
+
 /// Parses a raw payload. Never fails.
 pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
     let mut input = HookInput {
         raw_len: raw.len() as u64,
         ..HookInput::default()
     };
-    let mut problems: Vec<String> = Vec::new();
-    if truncated {
-        problems.push(format!("payload larger than {MAX_PAYLOAD} bytes"));
-    }
-    let text = match std::str::from_utf8(raw) {
-        Ok(t) => std::borrow::Cow::Borrowed(t),
-        Err(_) => {
-            problems.push("payload is not UTF-8".into());
-            String::from_utf8_lossy(raw)
-        }
-    };
-    if text.trim().is_empty() {
-        problems.push("empty payload".into());
-        input.malformed = Some(problems.join("; "));
-        return input;
-    }
-    let value: Value = match serde_json::from_str(&text) {
-        Ok(v) => v,
-        Err(e) => {
-            problems.push(format!("not JSON: {e}"));
-            input.malformed = Some(problems.join("; "));
-            return input;
-        }
-    };
-    let Value::Object(obj) = value else {
-        problems.push("payload is not a JSON object".into());
+    let Decoded {
+        object,
+        mut problems,
+    } = decode(raw, truncated);
+    let Some(obj) = object else {
         input.malformed = Some(problems.join("; "));
         return input;
     };
-    let mut s = |keys: &[&str]| string_field(&obj, keys, &mut problems);
+    let mut s = |keys: &[&str]| string_field(&obj, keys, ID_KEYS, &mut problems);
     input.session_id = s(SESSION_KEYS);
     input.turn_id = s(TURN_KEYS);
     input.trace_id = s(TRACE_KEYS);
@@ -109,39 +91,6 @@ pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
         input.malformed = Some(problems.join("; "));
     }
     input
-}
-
-/// The first non-empty string among `keys`; a key present with another type is noted.
-fn string_field(
-    obj: &Map<String, Value>,
-    keys: &[&str],
-    problems: &mut Vec<String>,
-) -> Option<String> {
-    for k in keys {
-        match obj.get(*k) {
-            Some(Value::String(s)) if !s.is_empty() => return Some(s.clone()),
-            Some(Value::String(_)) | Some(Value::Null) | None => {}
-            Some(Value::Number(n))
-                if matches!(*k, "session_id" | "sessionId" | "turnId" | "turn_id") =>
-            {
-                problems.push(format!("{k}: a number, used as text"));
-                return Some(n.to_string());
-            }
-            Some(other) => problems.push(format!("{k}: expected a string, got {}", kind(other))),
-        }
-    }
-    None
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

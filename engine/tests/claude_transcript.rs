@@ -1,0 +1,193 @@
+//! Claude Code's transcript reader on a transcript recorded from Claude Code 2.1.332
+//! (`testdata/agents/claude-code/recorded/transcript.jsonl`: a Read turn with a
+//! two-block answer, "yes" twice, a model call that failed with HTTP 500, a turn after
+//! it, `/compact`, a turn after the compaction).
+
+use std::path::{Path, PathBuf};
+
+use ov_engine::transcript::claude_code::read_chunk;
+use ov_engine::turn::{Role, RolloutChunk};
+use ov_engine::turnbook::{AnswerPrecedence, TurnBook};
+use proptest::prelude::*;
+
+fn recorded() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/agents/claude-code/recorded/transcript.jsonl")
+}
+
+const READ_TURN: &str = "4ca125b2-292e-43fe-9e1f-303a1fb3c971";
+const FAILED_TURN: &str = "90bce25b-0cd3-48b4-9667-b2f63f0610a5";
+
+fn whole() -> RolloutChunk {
+    read_chunk(&recorded(), None, None)
+        .expect("read")
+        .expect("exists")
+}
+
+#[test]
+fn turns_prompts_and_whole_answers() {
+    let c = whole();
+    assert_eq!(c.bad_lines, 0);
+    assert!(
+        c.skipped_lines > 50,
+        "bookkeeping skipped: {}",
+        c.skipped_lines
+    );
+    assert_eq!(c.end, c.file_len);
+    // (prompt, answer without the echoed tool result, interrupted, superseded)
+    type Facts<'a> = (&'a str, Option<&'a str>, bool, bool);
+    let got: Vec<Facts<'_>> = c
+        .fragments
+        .iter()
+        .map(|f| {
+            (
+                f.prompt.as_deref().unwrap_or(""),
+                f.final_text
+                    .as_deref()
+                    .map(|t| t.split(" [").next().unwrap_or(t)),
+                f.interrupted,
+                f.superseded,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "Please read my notes",
+                Some("Block one.\n\nBlock two."),
+                false,
+                true
+            ),
+            ("yes", Some("yes again"), false, true),
+            ("yes", Some("yes again"), false, true),
+            ("this one fails", None, true, true),
+            ("next", Some("after failure"), false, true),
+            ("after compact prompt", Some("after compact"), false, false),
+        ]
+    );
+    assert_eq!(c.fragments[0].turn_id, READ_TURN);
+    assert_eq!(c.fragments[0].calls, 2, "a tool call and the answer");
+    assert_eq!(c.fragments[3].turn_id, FAILED_TURN);
+    assert!(c.fragments.iter().all(|f| f.turn_id.len() == 36));
+}
+
+/// Every line boundary of the file.
+fn boundaries() -> Vec<u64> {
+    let bytes = std::fs::read(recorded()).expect("read");
+    let mut v = vec![0];
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'\n' {
+            v.push(i as u64 + 1);
+        }
+    }
+    v
+}
+
+/// Reads the file in ranges ending at `cuts`, as workers do, carrying the last turn.
+fn book_of_reads(cuts: &[u64]) -> TurnBook {
+    let path = recorded();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let copy = tmp.path().join("t.jsonl");
+    let bytes = std::fs::read(&path).expect("read");
+    let mut book = TurnBook::new();
+    let mut resume = None;
+    std::fs::write(&copy, b"").expect("create");
+    for &cut in cuts.iter().chain(std::iter::once(&(bytes.len() as u64))) {
+        // The file grows to `cut` (a copy appended in place keeps its identity).
+        let have = std::fs::metadata(&copy).expect("meta").len();
+        if cut > have {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&copy)
+                .expect("open");
+            f.write_all(&bytes[have as usize..cut as usize])
+                .expect("append");
+        }
+        let chunk = read_chunk(&copy, resume, book.last_rollout_turn())
+            .expect("read")
+            .expect("exists");
+        resume = Some((chunk.identity, chunk.end));
+        book.observe_chunk(&chunk);
+    }
+    book.force_complete();
+    book
+}
+
+#[test]
+fn incremental_reads_give_the_same_turns_as_one_read() {
+    let one = book_of_reads(&[]).candidates_by(AnswerPrecedence::TranscriptFirst);
+    assert_eq!(one.len(), 11, "{one:#?}");
+    let every_line = book_of_reads(&boundaries());
+    assert_eq!(
+        every_line.candidates_by(AnswerPrecedence::TranscriptFirst),
+        one
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn any_split_gives_the_same_turns(picks in proptest::collection::vec(any::<prop::sample::Index>(), 1..6)) {
+        let b = boundaries();
+        let mut cuts: Vec<u64> = picks.iter().map(|i| b[i.index(b.len())]).collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let one = book_of_reads(&[]).candidates_by(AnswerPrecedence::TranscriptFirst);
+        prop_assert_eq!(book_of_reads(&cuts).candidates_by(AnswerPrecedence::TranscriptFirst), one);
+    }
+}
+
+#[test]
+fn the_transcript_answer_wins_over_the_last_block_and_a_failed_call_is_marked() {
+    let mut book = TurnBook::new();
+    book.observe_prompt(Some(READ_TURN), "Please read my notes");
+    book.observe_stop(Some(READ_TURN), Some("Block two. (only the last block)"));
+    // Before the transcript is read, the payload is all there is.
+    let before = book.candidates_by(AnswerPrecedence::TranscriptFirst);
+    assert_eq!(before[1].content, "Block two. (only the last block)");
+    book.observe_chunk(&whole());
+    let after = book.candidates_by(AnswerPrecedence::TranscriptFirst);
+    let answer = after
+        .iter()
+        .find(|c| c.turn_id.as_deref() == Some(READ_TURN) && c.role == Role::Assistant)
+        .expect("answer");
+    assert!(
+        answer.content.starts_with("Block one.\n\nBlock two."),
+        "{}",
+        answer.content
+    );
+    // ZCode's rule keeps the payload.
+    let zcode = book.candidates();
+    assert!(zcode[1].content.starts_with("Block two. (only"));
+
+    let failed: Vec<_> = after
+        .iter()
+        .filter(|c| c.turn_id.as_deref() == Some(FAILED_TURN))
+        .collect();
+    assert_eq!(failed.len(), 1, "prompt only: {failed:#?}");
+    assert_eq!(failed[0].role, Role::User);
+    assert_eq!(failed[0].content, "this one fails");
+    assert!(failed[0].interrupted, "marked as a failed call");
+    // "yes" twice: two turns, four messages.
+    assert_eq!(after.iter().filter(|c| c.content == "yes").count(), 2);
+}
+
+#[test]
+fn a_missing_file_is_none_and_a_replaced_file_is_rescanned() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let p = tmp.path().join("x.jsonl");
+    assert!(read_chunk(&p, None, None).expect("read").is_none());
+    std::fs::copy(recorded(), &p).expect("copy");
+    let first = read_chunk(&p, None, None).expect("read").expect("exists");
+    std::fs::remove_file(&p).expect("rm");
+    std::fs::copy(recorded(), &p).expect("copy");
+    let again = read_chunk(&p, Some((first.identity, first.end)), None)
+        .expect("read")
+        .expect("exists");
+    if again.identity != first.identity {
+        assert!(again.rescanned);
+        assert_eq!(again.fragments.len(), first.fragments.len());
+    }
+}

@@ -1,0 +1,97 @@
+//! Every released journal format stays readable: `testdata/journals/released/` keeps one journal
+//! per released (journal format, codec) version pair, never regenerated and never edited. This
+//! build must open each, fold it to the recorded state and leave its segment files untouched.
+//!
+//! A format or codec version bump adds a directory `journal-v<J>-codec-v<C>/` (a test below
+//! fails until it exists) and keeps every older one.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use ov_engine::store::SessionStore;
+use serde_json::Value;
+
+fn released_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/journals/released")
+}
+
+fn released() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = fs::read_dir(released_dir())
+        .expect("testdata/journals/released")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn segments(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ovj"))
+        .map(|p| {
+            (
+                p.file_name().expect("name").to_string_lossy().into_owned(),
+                fs::read(&p).expect("read"),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn the_current_versions_have_a_released_golden_journal() {
+    let name = format!(
+        "journal-v{}-codec-v{}",
+        ov_journal::FORMAT_VERSION,
+        ov_engine::codec::CODEC_VERSION
+    );
+    assert!(
+        released_dir().join(&name).is_dir(),
+        "no released golden journal {name}: add one (a copy of a generated journal) and keep \
+         every older directory"
+    );
+}
+
+#[test]
+fn every_released_journal_opens_folds_and_is_never_rewritten() {
+    let dirs = released();
+    assert!(!dirs.is_empty());
+    for dir in dirs {
+        let expected: Value =
+            serde_json::from_slice(&fs::read(dir.join("expected.json")).expect("expected.json"))
+                .expect("json");
+        let tmp = tempfile::tempdir().expect("tmp");
+        let copy = tmp.path().join("journal");
+        fs::create_dir_all(&copy).expect("mkdir");
+        for (name, bytes) in segments(&dir) {
+            fs::write(copy.join(name), bytes).expect("copy");
+        }
+        let before = segments(&copy);
+        let store = SessionStore::open(&copy).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let folded = store.fold().expect("fold");
+        assert!(
+            folded.skipped.is_empty(),
+            "{}: {:?}",
+            dir.display(),
+            folded.skipped
+        );
+        let st = &folded.state;
+        let got = serde_json::json!({
+            "session_id": st.session_id,
+            "events": st.events,
+            "acked": st.acked().count(),
+            "outbox": st.outbox().len(),
+        });
+        assert_eq!(got, expected, "{}", dir.display());
+        drop(store);
+        assert_eq!(
+            segments(&copy),
+            before,
+            "{}: a segment was rewritten",
+            dir.display()
+        );
+    }
+}

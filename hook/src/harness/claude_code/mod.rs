@@ -1,0 +1,58 @@
+//! Claude Code: hook payloads, hook output, the session transcript.
+pub mod output;
+pub mod transcript_source;
+pub mod wire;
+
+use std::path::Path;
+
+use ov_engine::delivery::TranscriptSource;
+use ov_engine::turnbook::AnswerPrecedence;
+
+use super::{Harness, HookEvent, HookInput};
+
+/// Anthropic's Claude Code CLI.
+pub struct ClaudeCode;
+
+impl Harness for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn remote_session_id(&self, native: &str) -> String {
+        ov_engine::ids::remote_session_id("cc-", native)
+    }
+
+    fn parse(&self, raw: &[u8], truncated: bool) -> HookInput {
+        wire::parse(raw, truncated)
+    }
+
+    fn context_output(&self, event: HookEvent, text: &str, max_bytes: usize) -> Option<String> {
+        output::context(event, text, max_bytes)
+    }
+
+    fn deny_output(&self, reason: &str, max_bytes: usize) -> Option<String> {
+        output::deny(reason, max_bytes)
+    }
+
+    fn output_cap(&self, _home: &Path) -> Option<usize> {
+        // Context past 10,000 characters is not shown to the model; at most one
+        // byte per character keeps recalled blocks inside it.
+        Some(output::MAX_CONTEXT_CHARS)
+    }
+
+    fn transcript(
+        &self,
+        home: &Path,
+        session_id: &str,
+        cwd: Option<&str>,
+    ) -> Option<Box<dyn TranscriptSource>> {
+        Some(Box::new(transcript_source::ClaudeTranscript::new(
+            transcript_source::locate(home, session_id, cwd),
+        )))
+    }
+
+    fn answer_precedence(&self) -> AnswerPrecedence {
+        // `last_assistant_message` is only the answer's last text block.
+        AnswerPrecedence::TranscriptFirst
+    }
+}

@@ -1,0 +1,196 @@
+//! `ovhook --harness claude-code`: the session recorded from Claude Code 2.1.332
+//! (`testdata/agents/claude-code/recorded/`: hook payloads and the transcript) played
+//! through the real binary against the real OpenViking server, invocation by
+//! invocation, the transcript growing as Claude Code wrote it.
+
+mod common;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use common::{context_of, count, Env};
+use ov_engine::event::{Event, HookKind, WorkerReason};
+use serde_json::{json, Value};
+
+fn recorded(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/agents/claude-code/recorded")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+const RECORDED_SID: &str = "a3508959-08af-49dc-a154-6ed5d3f59b8b";
+
+/// One `claude -p` invocation: its hook payloads and the transcript lines it wrote.
+struct Invocation {
+    hooks: Vec<Value>,
+    transcript: String,
+}
+
+/// The recording split per invocation (each starts with SessionStart; each wrote the
+/// transcript lines from its queue `enqueue` line to the next one's).
+fn invocations(sid: &str, cwd: &str, transcript: &str) -> Vec<Invocation> {
+    let mut out: Vec<Invocation> = Vec::new();
+    for line in recorded("hooks.jsonl").lines() {
+        let mut v: Value = serde_json::from_str(line).expect("recorded payload");
+        v["session_id"] = json!(sid);
+        v["cwd"] = json!(cwd);
+        v["transcript_path"] = json!(transcript);
+        if v["hook_event_name"] == "SessionStart" && v["source"] != "compact" {
+            out.push(Invocation {
+                hooks: Vec::new(),
+                transcript: String::new(),
+            });
+        }
+        out.last_mut()
+            .expect("starts with SessionStart")
+            .hooks
+            .push(v);
+    }
+    let mut segment = 0usize;
+    for line in recorded("transcript.jsonl").split_inclusive('\n') {
+        if line.contains(r#""type":"queue-operation""#) && line.contains(r#""operation":"enqueue""#)
+        {
+            segment += 1;
+        }
+        let line = line.replace(RECORDED_SID, sid);
+        out[segment.max(1) - 1].transcript.push_str(&line);
+    }
+    assert_eq!(out.len(), 7);
+    out
+}
+
+fn command_of(event: &str) -> &'static str {
+    match event {
+        "SessionStart" => "session-start",
+        "UserPromptSubmit" => "user-prompt-submit",
+        "PreToolUse" => "pre-tool-use",
+        "Stop" => "stop",
+        "SessionEnd" => "session-end",
+        other => panic!("unexpected event {other}"),
+    }
+}
+
+#[test]
+fn a_recorded_claude_code_session_is_captured_exactly_once() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    common::seed(
+        &url,
+        "viking://~/memories/profile.md",
+        "# Profile\nName: Claudetest\n",
+    );
+    let mut env = Env::with_url(&url);
+    // Recall is not under test here; a slow shared server must not put the
+    // session in back-off before the compaction's profile.
+    env.set("OPENVIKING_AUTO_RECALL", "0");
+    let sid = common::unique_session();
+    let cwd = env.home().join("work");
+    std::fs::create_dir_all(&cwd).expect("cwd");
+    let cwd = cwd.display().to_string();
+    let transcript = env
+        .home()
+        .join(".claude/projects")
+        .join(cwd.replace(|c: char| !c.is_ascii_alphanumeric(), "-"))
+        .join(format!("{sid}.jsonl"));
+    std::fs::create_dir_all(transcript.parent().expect("dir")).expect("mkdir");
+    let mut compact_context = None;
+    for inv in invocations(&sid, &cwd, &transcript.display().to_string()) {
+        for (i, payload) in inv.hooks.iter().enumerate() {
+            let event = payload["hook_event_name"].as_str().expect("event");
+            if i == 1 || (i == 0 && inv.hooks.len() == 1) {
+                // Claude Code has written this invocation's lines by its Stop.
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&transcript)
+                    .expect("transcript");
+                f.write_all(inv.transcript.as_bytes()).expect("append");
+            }
+            let out = env.run_with(
+                &["--harness", "claude-code", command_of(event)],
+                payload.to_string().as_bytes(),
+                &[("OVHOOK_NO_DETACH", "1")],
+            );
+            assert_eq!(out.status.code(), Some(0), "{event}");
+            let stdout = String::from_utf8(out.stdout).expect("utf8");
+            if event == "SessionStart" && payload["source"] == "compact" {
+                compact_context = context_of("SessionStart", &stdout, 10_000);
+                if compact_context.is_none() {
+                    eprintln!(
+                        "compact SessionStart printed nothing; log:\n{}",
+                        std::fs::read_to_string(env.state().join("ovhook.log")).unwrap_or_default()
+                    );
+                }
+            }
+            if matches!(event, "Stop" | "SessionEnd") {
+                assert_eq!(stdout, "", "{event} prints nothing");
+            }
+        }
+        common::wait_all_idle(&env);
+    }
+    // The compaction came 0.1 s after the resume's SessionStart: not debounced.
+    let ctx = compact_context.expect("profile re-injected after /compact");
+    assert!(ctx.contains("Claudetest"), "{ctx}");
+
+    let remote = ov_engine::ids::remote_session_id("cc-", &sid);
+    let held = common::client(&url)
+        .session_messages(&remote)
+        .expect("session messages");
+    let mut got: Vec<(String, String)> = held
+        .iter()
+        .map(|m| {
+            let c = m.content.split(" [tool_result").next().unwrap_or("");
+            (m.role.clone(), c.to_owned())
+        })
+        .collect();
+    got.sort();
+    let mut want: Vec<(String, String)> = [
+        ("user", "Please read my notes"),
+        ("assistant", "Block one.\n\nBlock two."),
+        ("user", "yes"),
+        ("assistant", "yes again"),
+        ("user", "yes"),
+        ("assistant", "yes again"),
+        ("user", "this one fails"),
+        ("user", "next"),
+        ("assistant", "after failure"),
+        ("user", "after compact prompt"),
+        ("assistant", "after compact"),
+    ]
+    .iter()
+    .map(|(r, c)| (r.to_string(), c.to_string()))
+    .collect();
+    want.sort();
+    assert_eq!(got, want, "every turn exactly once, whole answers");
+    assert!(held
+        .iter()
+        .all(|m| m.turn_id.as_deref().is_some_and(|t| t.len() == 36)));
+
+    let state = env.state_of(&sid);
+    assert_eq!(state.harness.as_deref(), Some("claude-code"));
+    assert_eq!(state.turns.len(), 6, "one turn per prompt_id");
+    let failed: Vec<_> = state.messages.values().filter(|m| m.interrupted).collect();
+    assert_eq!(failed.len(), 1, "the failed call's prompt is marked");
+    common::assert_settled(&env, &sid);
+    assert_eq!(state.commit.uncommitted(), 0, "SessionEnd commits");
+    // A resume never forces a commit: no commit follows a resume's worker start
+    // before the next hook.
+    let evs = env.events(&sid);
+    let mut after_resume = false;
+    for e in &evs {
+        match &e.event {
+            Event::WorkerStarted { reason } => after_resume = *reason == WorkerReason::Resume,
+            Event::HookReceived(_) => after_resume = false,
+            Event::CommitStarted { .. } => assert!(!after_resume, "a resume committed"),
+            _ => {}
+        }
+    }
+    assert!(
+        count(
+            &evs,
+            |e| matches!(e, Event::HookReceived(h) if h.kind == Some(HookKind::SessionEnd))
+        ) == 7
+    );
+}
