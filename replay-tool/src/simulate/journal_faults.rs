@@ -62,7 +62,7 @@ pub fn flip_mid(dir: &Path) -> anyhow::Result<()> {
 
 /// `ovreplay compact` on the journal.
 pub fn compact(dir: &Path) -> anyhow::Result<()> {
-    crate::engine_api::compact(dir).map(drop)
+    crate::cmd::compact::compact(dir).map(drop)
 }
 
 /// Compacts, then flips a byte inside the snapshot that now starts the newest segment.
