@@ -8,7 +8,7 @@
 #   pre-tool-use     pass-through (local path) and deny (viking://)                  [<= 3 ms median]
 #   stop             the parent only, a 1 GB rollout present, the server down       [<= 5 ms median]
 #   user-prompt-submit  server down, after the first failure (inside the back-off)   [< 50 ms]
-#   session-start    the embedded default (no URL anywhere)
+#   session-start    journal only (OPENVIKING_URL=off)
 #   peak RSS of each (/usr/bin/time -v, maximum resident set size)                   [< 10 MB]
 #
 # Environment (defaults in brackets):
@@ -67,7 +67,7 @@ ln -s "$BIG" "$H/.zcode/cli/rollout/model-io-$SID.jsonl"
 CLOSED=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 
 # env for a hook: clean, HOME and state in the temp dir; URL only where asked.
-E_BASE="env -i PATH=/usr/bin:/bin HOME=$H OVHOOK_STATE_DIR=$WORK/state"
+E_BASE="env -i PATH=/usr/bin:/bin HOME=$H OVHOOK_STATE_DIR=$WORK/state OPENVIKING_URL=off"
 E_DOWN="$E_BASE OPENVIKING_URL=http://127.0.0.1:$CLOSED"
 
 P=$WORK/payloads
@@ -147,7 +147,7 @@ bench "pre-tool-use (pass)" "≤ 3 ms" "" "$E_BASE $BIN pre-tool-use <$P/ptu-pas
 bench "pre-tool-use (deny)" "≤ 3 ms" "" "$E_BASE $BIN pre-tool-use <$P/ptu-deny.json >/dev/null"
 bench "stop (parent; 1 GB rollout, server down)" "≤ 5 ms" "sh $P/next-stop.sh" "$E_DOWN $BIN stop <$P/stop.json >/dev/null"
 bench "user-prompt-submit (server down, in back-off)" "< 50 ms" "sh $P/next-ups.sh" "$E_DOWN $BIN user-prompt-submit <$P/ups.json >/dev/null"
-bench "session-start (embedded default)" "—" "" "$E_BASE $BIN session-start <$P/ss.json >/dev/null"
+bench "session-start (journal only, url=off)" "—" "" "$E_BASE $BIN session-start <$P/ss.json >/dev/null"
 
 echo
 echo "hyperfine: $(hyperfine --version 2>/dev/null || echo 'absent (date loop)'); runs: $RUNS; rollout: $(stat -c %s "$BIG") bytes; $(nproc) cores"

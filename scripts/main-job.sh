@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The main job: play a recorded ZCode session (testdata/sessions/, ZCode's real model_io
 # rollout format) through the real ovhook binary exactly as ZCode would fire its hooks, on
-# the embedded default (journal only, no server), and print what was captured.
+# journal only (OPENVIKING_URL=off: no server, whatever runs on OpenViking's default port), and
+# print what was captured.
 #
 #   bash scripts/main-job.sh [ROLLOUT.jsonl] [extra ovreplay simulate flags, e.g. --faults drop-stop@3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# No server: without a URL ovhook would use OpenViking's local default http://127.0.0.1:1933.
+# (simulate also sets it for every hook it runs when given no --url.)
+export OPENVIKING_URL=off
 session=${1:-testdata/sessions/long.jsonl}
 shift || true
 cargo build --release --locked -p ovhook -p ovreplay >&2
@@ -17,7 +21,7 @@ kept=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.std
 journal=$(ls -d "$kept"/state/journals/*/ | head -n 1)
 
 echo
-echo "== what was captured (journal $journal; the embedded default sends nothing, so it is all pending)"
+echo "== what was captured (journal $journal; url = off sends nothing, so it is all pending)"
 "$bin/ovreplay" dump "$journal" --kind planned --json | python3 -c '
 import json, sys
 for line in sys.stdin:

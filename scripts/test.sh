@@ -53,11 +53,26 @@ export OVHOOK_TEST_APIKEY_URL=http://127.0.0.1:$APIKEY_PORT
 export OVHOOK_TEST_TRUSTED_URL=http://127.0.0.1:$TRUSTED_PORT
 export OVHOOK_TEST_ROOT_KEY=$OV_ROOT_KEY
 
+echo "== installing the real Claude Code CLI (pinned, cached under target/claude-code)"
+rc=0
+CC_BIN=$(bash scripts/claude-code.sh install) || rc=$?
+if [ "$rc" = 0 ]; then
+  export OVHOOK_CLAUDE_CODE_BIN=$CC_BIN
+elif [ "$rc" = 3 ]; then
+  echo "== npm is absent: the end-to-end test with the real Claude Code CLI will be SKIPPED"
+else
+  echo "== installing Claude Code failed (rc $rc)" >&2
+  exit 1
+fi
+
 echo "== tests"
 cargo test --workspace --locked --no-fail-fast
 
 echo "== fault matrix (scripts/fault-matrix.sh: every fault row against the real server)"
 bash scripts/fault-matrix.sh
+
+echo "== release bundle: two packagings of one commit give byte-identical archives"
+DIST_GZIP_LEVEL=1 bash scripts/dist.sh --bin-dir target/debug --check-reproducible
 
 echo "== fuzz corpus replay (every seed and regression input through the fuzz checks, stable)"
 CARGO_TARGET_DIR=$PWD/target/fuzz-replay cargo test --locked --manifest-path journal/fuzz/Cargo.toml

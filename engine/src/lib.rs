@@ -38,5 +38,3 @@ pub mod turnbook;
 
 #[cfg(feature = "http")]
 pub mod client;
-#[cfg(feature = "http")]
-pub mod remote;

@@ -1,33 +1,63 @@
-//! The capture plan of a first capture: what `ovreplay plan ROLLOUT.jsonl --json` prints.
+//! Planning: which candidates of the turn book become messages to send, and what is sent.
 //!
-//! Pure: no network, no state. The file is read in chunks into a fresh
-//! [`TurnBook`]; the last turn counts as stopped when its latest call finished (this is
-//! the plan at the Stop of the last turn); `<private>` spans are removed (a message left
-//! empty is dropped); nothing is truncated.
+//! One rule for every planner ([`plan`] in the worker, [`first_capture`] for `ovreplay plan`,
+//! the projector's book pruning): a candidate is sent as its text with `<private>` spans
+//! removed, cut to `capture.max_length` chars; a candidate left empty by removing `<private>`
+//! spans has nothing to send and is dropped (never planned, never set aside).
+//!
+//! [`first_capture`] is pure: no network, no state. The file is read in chunks into a fresh
+//! [`TurnBook`]; the last turn counts as stopped when its latest call finished (this is the
+//! plan at the Stop of the last turn); nothing is truncated.
 
 use std::io;
 use std::path::Path;
 
 use serde::Serialize;
 
+use crate::delivery::DeliverySettings;
+use crate::event::PlannedMessage;
+use crate::projector::State;
 use crate::rollout::read_chunk;
-use crate::text::strip_private;
-use crate::turn::{DedupKey, Role};
+use crate::text::{strip_private, truncate_chars};
+use crate::turn::Candidate;
 use crate::turnbook::TurnBook;
 
-/// One message a capture sends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedMessage {
-    /// The turn id, when known.
-    pub turn_id: Option<String>,
-    /// User or assistant.
-    pub role: Role,
-    /// What is sent: injected blocks and `<private>` spans removed, not truncated.
-    pub content: String,
-    /// Idempotency identity (computed before `<private>` removal).
-    pub key: DedupKey,
-    /// The turn ended without a final answer; `content` is its last text.
-    pub interrupted: bool,
+/// What sending `candidate` sends: its text with `<private>` spans removed, cut to
+/// `max_length` chars when set (0 = no limit). `None` when nothing is left to send.
+pub fn planned_message(candidate: Candidate, max_length: Option<usize>) -> Option<PlannedMessage> {
+    let raw_len = candidate.content.len() as u64;
+    let mut content = strip_private(&candidate.content);
+    if content.is_empty() {
+        return None;
+    }
+    if let Some(max) = max_length.filter(|m| *m > 0) {
+        content = truncate_chars(&content, max);
+    }
+    Some(PlannedMessage {
+        key: candidate.key,
+        turn_id: candidate.turn_id,
+        role: candidate.role,
+        content,
+        raw_len,
+        interrupted: candidate.interrupted,
+    })
+}
+
+/// Whether a candidate with this text has nothing to send (see [`planned_message`]).
+pub fn nothing_to_send(content: &str) -> bool {
+    strip_private(content).is_empty()
+}
+
+/// The messages to plan now: candidates of complete turns not planned before.
+pub fn plan(state: &State, settings: &DeliverySettings) -> Vec<PlannedMessage> {
+    let mut out: Vec<PlannedMessage> = Vec::new();
+    for c in state.book.candidates_by(settings.answer_precedence) {
+        if state.messages.contains_key(&c.key) || out.iter().any(|m| m.key == c.key) {
+            continue;
+        }
+        out.extend(planned_message(c, settings.max_length));
+    }
+    out
 }
 
 /// The messages a first capture of the rollout at `path` sends, in order.
@@ -51,12 +81,12 @@ pub fn first_capture(path: &Path) -> io::Result<Vec<PlannedMessage>> {
             break;
         }
     }
-    Ok(plan_book(book))
+    Ok(plan_at_last_stop(book))
 }
 
 /// The plan of `book` at the Stop of its last rollout turn: that turn counts as stopped
 /// when its latest call finished. Used by [`first_capture`].
-pub fn plan_book(mut book: TurnBook) -> Vec<PlannedMessage> {
+pub fn plan_at_last_stop(mut book: TurnBook) -> Vec<PlannedMessage> {
     let last_finished = book
         .last_rollout_turn()
         .and_then(|id| {
@@ -75,16 +105,7 @@ pub fn plan_book(mut book: TurnBook) -> Vec<PlannedMessage> {
     }
     book.candidates()
         .into_iter()
-        .filter_map(|c| {
-            let content = strip_private(&c.content);
-            (!content.is_empty()).then_some(PlannedMessage {
-                turn_id: c.turn_id,
-                role: c.role,
-                content,
-                key: c.key,
-                interrupted: c.interrupted,
-            })
-        })
+        .filter_map(|c| planned_message(c, None))
         .collect()
 }
 

@@ -325,7 +325,7 @@ impl TurnBook {
 
     /// Drops the settled, complete turns whose messages are all planned. Open turns,
     /// turns still waiting for an answer, and the last rollout turn stay.
-    pub fn retain_unplanned(&mut self, is_planned: impl Fn(&DedupKey) -> bool) {
+    pub fn retain_unplanned(&mut self, is_planned: impl Fn(&Candidate) -> bool) {
         let last = self.last_rollout_turn.clone();
         self.turns.retain(|t| {
             if !t.is_complete() || !t.is_settled() {
@@ -338,7 +338,7 @@ impl TurnBook {
             // with a transcript that disagrees with its payload has turn ids.
             t.messages(AnswerPrecedence::StopFirst)
                 .iter()
-                .any(|c| !is_planned(&c.key))
+                .any(|c| !is_planned(c))
         });
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use ov_engine::config::{
     load, normalize_remote_url, workspace_peer_from_cwd, Config, LoadContext, Loaded, PeerScope,
-    PeerSource, Secret, Source, SourceStatus,
+    PeerSource, Secret, ServerChoice, Source, SourceStatus,
 };
 use rstest::rstest;
 use tempfile::TempDir;
@@ -131,9 +131,12 @@ fn defaults_without_any_source() {
     assert_eq!(c.network.backoff_ms, 30000);
     assert_eq!(c.peer.source, PeerSource::Git);
     assert!(!c.debug && !c.bypass.session);
-    // No URL anywhere: the embedded default (journal only).
-    assert_eq!(c.server, None);
-    assert_eq!(c.mcp_url, None);
+    // No URL anywhere: OpenViking's own default, local and unauthenticated.
+    let s = c.server.as_ref().expect("the local default");
+    assert_eq!(s.url, "http://127.0.0.1:1933");
+    assert_eq!(s.api_key, None);
+    assert_eq!(c.server_choice, ServerChoice::LocalDefault);
+    assert_eq!(c.mcp_url.as_deref(), Some("http://127.0.0.1:1933/mcp"));
     // Not in a repository: the anchor's cwd rule.
     assert_eq!(
         c.actor_peer.as_deref(),
@@ -337,10 +340,18 @@ fn trust_boundary_repo_cannot_redirect_data(#[case] local: bool) {
         fx.repo_cfg(evil)
     };
 
-    // Without user credentials: still the embedded default.
+    // Without user credentials: still OpenViking's local default, never the repository's.
     let l = fx.load();
-    assert_eq!(l.config.server, None);
-    assert_eq!(l.config.mcp_url, None);
+    let s = l.config.server.as_ref().expect("the local default");
+    assert_eq!(
+        (s.url.as_str(), &s.api_key),
+        ("http://127.0.0.1:1933", &None)
+    );
+    assert_eq!(l.config.server_choice, ServerChoice::LocalDefault);
+    assert_eq!(
+        l.config.mcp_url.as_deref(),
+        Some("http://127.0.0.1:1933/mcp")
+    );
     assert_eq!(l.config.recall.max_items, 3, "tuning keys still apply");
     let ignored: Vec<_> = l
         .warnings
@@ -583,12 +594,51 @@ fn openviking_home_and_cli_config_file_overrides() {
 }
 
 #[test]
-fn non_http_url_falls_back_to_embedded_default_with_warning() {
+fn non_http_url_falls_back_to_journal_only_with_warning() {
     let fx = Fx::new();
     let p = fx.ovcli(r#"{"url":"file:///etc/passwd"}"#);
     let l = fx.load();
     assert_eq!(l.config.server, None);
+    assert_eq!(l.config.server_choice, ServerChoice::Off);
     assert!(warnings_text(&l).contains(&p.display().to_string()));
+}
+
+/// `url` = `off` (environment or file) is journal only, without a warning; it beats the local
+/// default and, from the environment, a file's URL.
+#[rstest]
+#[case::env_off(Some("off"), None)]
+#[case::env_none_any_case(Some("NONE"), None)]
+#[case::file_off(None, Some(r#"{"url":"off"}"#))]
+#[case::env_over_file(Some("off"), Some(r#"{"url":"http://127.0.0.1:9"}"#))]
+fn url_off_means_journal_only(#[case] env: Option<&str>, #[case] ovcli: Option<&str>) {
+    let mut fx = Fx::new();
+    if let Some(v) = env {
+        fx.env("OPENVIKING_URL", v);
+    }
+    if let Some(t) = ovcli {
+        fx.ovcli(t);
+    }
+    let l = fx.load();
+    assert!(l.warnings.is_empty(), "{}", warnings_text(&l));
+    assert_eq!(l.config.server, None);
+    assert_eq!(l.config.mcp_url, None);
+    assert_eq!(l.config.server_choice, ServerChoice::Off);
+}
+
+/// A configured URL is `Configured`; an API key alone keeps the local default URL.
+#[test]
+fn configured_url_and_key_without_url() {
+    let mut fx = Fx::new();
+    fx.env("OPENVIKING_API_KEY", "k");
+    let c = fx.load().config;
+    assert_eq!(c.server_choice, ServerChoice::LocalDefault);
+    let s = c.server.expect("server");
+    assert_eq!(s.url, "http://127.0.0.1:1933");
+    assert_eq!(s.api_key.as_ref().map(|k| k.expose()), Some("k"));
+    fx.env("OPENVIKING_URL", "http://h:1/");
+    let c = fx.load().config;
+    assert_eq!(c.server_choice, ServerChoice::Configured);
+    assert_eq!(c.server.expect("server").url, "http://h:1");
 }
 
 #[rstest]

@@ -10,7 +10,7 @@ mod projector_support;
 use std::collections::{BTreeSet, HashSet};
 
 use ov_engine::codec;
-use ov_engine::delivery::{self, DeliverySettings};
+use ov_engine::delivery::DeliverySettings;
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage};
 use ov_engine::projector::{MessageStatus, State};
 use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
@@ -115,7 +115,7 @@ fn check_invariants(
         }
     }
     // A key planned once is never planned again.
-    let planned = delivery::plan(state, &DeliverySettings::new("zc-law".into()));
+    let planned = ov_engine::plan::plan(state, &DeliverySettings::new("zc-law".into()));
     let mut plan_keys = HashSet::new();
     for m in &planned {
         prop_assert!(
@@ -238,7 +238,7 @@ fn no_bounded_window_after_3000_turns() -> TestResult {
             ));
         }
         apply_all(&mut state, &mut log, evs);
-        let planned = delivery::plan(&state, &settings);
+        let planned = ov_engine::plan::plan(&state, &settings);
         assert_eq!(planned.len(), 200, "block {block}");
         let keys: Vec<DedupKey> = planned.iter().map(|m| m.key.clone()).collect();
         let evs = vec![
@@ -291,17 +291,17 @@ fn no_bounded_window_after_3000_turns() -> TestResult {
         },
     );
     state.apply(&rescan);
-    assert!(delivery::plan(&state, &settings).is_empty());
+    assert!(ov_engine::plan::plan(&state, &settings).is_empty());
     state.apply(&env(at + 200, Event::OpenTurnsClosed));
     assert!(
-        delivery::plan(&state, &settings).is_empty(),
+        ov_engine::plan::plan(&state, &settings).is_empty(),
         "a drain after the rescan replans nothing"
     );
 
     // The same through a snapshot of the acknowledged history.
     log.push(rescan);
     let via = fold_via_snapshot(&log, log.len() - 1)?;
-    assert!(delivery::plan(&via, &settings).is_empty());
+    assert!(ov_engine::plan::plan(&via, &settings).is_empty());
     Ok(())
 }
 
@@ -430,4 +430,69 @@ fn cursor_waits_for_a_turns_message_planned_later() -> TestResult {
     s.apply(&env(6, Event::SendAcked { send_id: 1 }));
     assert_eq!(s.cursor(), Some("ta"), "tb is still pending");
     Ok(())
+}
+
+/// A message left empty by removing `<private>` spans is dropped by the planner and by the
+/// projector alike: never planned, never set aside, and its turn leaves the book once the rest
+/// of it is planned. An empty message planned by an older build folds the same way.
+#[test]
+fn a_message_with_nothing_to_send_is_dropped_by_planner_and_projector() {
+    let fragment = |id: &str, answer: &str, superseded: bool| TurnFragment {
+        turn_id: id.into(),
+        prompt: Some(format!("prompt {id}")),
+        final_text: Some(answer.into()),
+        last_text: Some(answer.into()),
+        finished: true,
+        interrupted: false,
+        calls: 1,
+        superseded,
+    };
+    let mut state = State::default();
+    state.apply(&env(
+        1,
+        Event::RolloutRead {
+            path: "/r/model-io-s.jsonl".into(),
+            chunk: RolloutChunk {
+                identity: FileIdentity { dev: 1, ino: 1 },
+                start: 0,
+                end: 10,
+                file_len: 10,
+                rescanned: false,
+                fragments: vec![
+                    fragment("t1", " <private>only this</private> ", true),
+                    fragment("t2", "answer t2", false),
+                ],
+                skipped_lines: 0,
+                bad_lines: 0,
+            },
+        },
+    ));
+    let settings = DeliverySettings::new("zc-law".into());
+    let plan = ov_engine::plan::plan(&state, &settings);
+    let keys: Vec<String> = plan.iter().map(|m| m.key.to_string()).collect();
+    assert!(keys.contains(&"turn:t1:user".to_string()), "{keys:?}");
+    assert!(!keys.contains(&"turn:t1:assistant".to_string()), "{keys:?}");
+    assert!(
+        ov_engine::plan::plan_at_last_stop(state.book.clone())
+            .iter()
+            .all(|m| m.key != DedupKey::for_turn("t1", Role::Assistant)),
+        "the first-capture plan drops it too"
+    );
+    // An older build planned it with empty content: the fold drops it as well.
+    let mut messages = plan;
+    messages.push(planned("t1", Role::Assistant, ""));
+    state.apply(&env(2, Event::MessagesPlanned { messages }));
+    assert!(!state
+        .messages
+        .contains_key(&DedupKey::for_turn("t1", Role::Assistant)));
+    assert!(state.set_aside().is_empty());
+    assert!(ov_engine::plan::plan(&state, &settings).is_empty());
+    assert!(
+        state
+            .book
+            .turns()
+            .iter()
+            .all(|t| t.turn_id.as_deref() != Some("t1")),
+        "the turn left the book"
+    );
 }

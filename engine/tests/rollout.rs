@@ -6,7 +6,7 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use ov_engine::plan::{first_capture, plan_book, to_json};
+use ov_engine::plan::{first_capture, plan_at_last_stop, to_json};
 use ov_engine::rollout::read_chunk;
 use ov_engine::turn::{DedupKey, FileIdentity, Role};
 use ov_engine::turnbook::TurnBook;
@@ -190,7 +190,7 @@ fn partial_last_line_is_not_consumed_until_completed() -> R {
     let mut book = TurnBook::new();
     book.observe_chunk(&c1);
     book.observe_chunk(&c2);
-    let plan = plan_book(book);
+    let plan = plan_at_last_stop(book);
     assert_eq!(plan.len(), 6);
     assert_eq!(
         plan.last().and_then(|m| m.turn_id.clone()),
@@ -339,8 +339,8 @@ proptest! {
         let cuts: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
         let split = book_by_pieces(&p, &bytes, &cuts).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(whole.candidates(), split.candidates());
-        let plan_whole = plan_book(whole.clone());
-        prop_assert_eq!(&plan_whole, &plan_book(split));
+        let plan_whole = plan_at_last_stop(whole.clone());
+        prop_assert_eq!(&plan_whole, &plan_at_last_stop(split));
         // The plan is the generator's truth.
         prop_assert_eq!(to_json(&plan_whole), ov_testdata::expected_json(&spec, &w));
         let mut keys = HashSet::new();
@@ -361,14 +361,14 @@ proptest! {
         let mut book = TurnBook::new();
         let c1 = read_chunk(&p, None).ok().flatten().ok_or_else(|| TestCaseError::fail("read"))?;
         book.observe_chunk(&c1);
-        let planned: HashSet<DedupKey> = plan_book(book.clone()).into_iter().map(|m| m.key).collect();
+        let planned: HashSet<DedupKey> = plan_at_last_stop(book.clone()).into_iter().map(|m| m.key).collect();
         // The worker marks what it planned; the last finished turn got its Stop.
         if let Some(last) = book.last_rollout_turn().map(str::to_owned) {
             if planned.contains(&DedupKey::for_turn(&last, Role::User)) || planned.contains(&DedupKey::for_turn(&last, Role::Assistant)) {
                 book.observe_stop(Some(&last), None);
             }
         }
-        book.retain_unplanned(|k| planned.contains(k));
+        book.retain_unplanned(|c| planned.contains(&c.key));
         let tmp = dir.path().join("copy");
         fs::write(&tmp, &bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
         fs::rename(&tmp, &p).map_err(|e| TestCaseError::fail(e.to_string()))?;

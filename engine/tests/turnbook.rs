@@ -252,7 +252,7 @@ fn retain_unplanned_bounds_memory_and_keeps_open_work() {
         for c in b.candidates() {
             planned.insert(c.key);
         }
-        b.retain_unplanned(|k| planned.contains(k));
+        b.retain_unplanned(|c| planned.contains(&c.key));
     }
     assert!(b.turns().len() <= 1, "kept {} turns", b.turns().len());
     // An open turn and a stopped turn without any answer yet are kept.
@@ -266,7 +266,7 @@ fn retain_unplanned_bounds_memory_and_keeps_open_work() {
     for c in b.candidates() {
         planned.insert(c.key);
     }
-    b.retain_unplanned(|k| planned.contains(k));
+    b.retain_unplanned(|c| planned.contains(&c.key));
     assert!(b
         .turns()
         .iter()
@@ -354,7 +354,7 @@ proptest! {
             for m in c {
                 planned.insert(m.key);
             }
-            b.retain_unplanned(|k| planned.contains(k));
+            b.retain_unplanned(|c| planned.contains(&c.key));
             // Bounded: open or unsettled turns only, plus the last rollout turn.
             prop_assert!(b.turns().len() <= 6);
         }

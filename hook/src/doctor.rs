@@ -8,6 +8,7 @@
 //! configuration sources and their warnings (ignored repository keys included), the server
 //! (reachable and authorised, or the embedded default), then the journals ([`journals`]).
 
+pub mod claude_code;
 pub mod journals;
 mod placement;
 mod server;
@@ -101,7 +102,11 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     let state = state_root(ctx);
     let placement = placement::Placement::gather(&ctx.home, &ctx.cwd, &state);
     let user_path = zcode_config_path(&ctx.home);
-    let mut out = zcode_checks(&user_path, placement.other_source());
+    // A Claude Code install without a ZCode one: ZCode's file is not required.
+    let claude = claude_code::installed(&ctx.home);
+    let zcode_elsewhere = placement.other_source() || claude;
+    let mut out = zcode_checks(&user_path, zcode_elsewhere);
+    out.extend(claude_code::checks(&ctx.home, false));
     let user = placement::UserLevel {
         has_hooks: ConfigFile::read(&user_path)
             .is_ok_and(|f| !crate::harness::zcode::config_file::our_commands(&f.root).is_empty()),
@@ -109,19 +114,61 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|e| std::fs::canonicalize(e).ok());
-    out.extend(placement.report(&ctx.home, &user, exe.as_deref()));
+    // Where ZCode runs our hooks matters once ZCode has them somewhere.
+    if !(claude && !user.has_hooks && !placement.other_source()) {
+        out.extend(placement.report(&ctx.home, &user, exe.as_deref()));
+    }
     let loaded = config::load(ctx);
     out.extend(config_checks(&loaded));
-    match &loaded.config.server {
-        None => out.push(Check::new(
-            Level::Ok,
-            "server",
-            "embedded default (journal only): no URL configured; set one with ovhook install --url",
-        )),
-        Some(_) => out.extend(server::check(&loaded.config)),
-    }
+    out.extend(server_checks(&loaded.config));
     out.extend(journals::report(&state));
     out
+}
+
+/// Which server the hooks use and why (configured, OpenViking's local default, off), then
+/// whether it answers. The local default not answering is a warning: turns stay in the journal
+/// until a server answers there.
+fn server_checks(cfg: &config::Config) -> Vec<Check> {
+    use ov_engine::config::ServerChoice;
+    let url = cfg.server.as_ref().map(|s| s.url.as_str()).unwrap_or("-");
+    match cfg.server_choice {
+        ServerChoice::Off => vec![Check::new(
+            Level::Ok,
+            "server",
+            "off (url = off): journal only, nothing is sent",
+        )],
+        ServerChoice::Configured => {
+            let mut out = vec![Check::new(
+                Level::Ok,
+                "server url",
+                format!("{url} (configured)"),
+            )];
+            out.extend(server::check(cfg));
+            out
+        }
+        ServerChoice::LocalDefault => {
+            let mut out = vec![Check::new(
+                Level::Ok,
+                "server url",
+                format!(
+                    "{url}: no URL configured, OpenViking's local default (no API key: local, \
+                     no auth); set one with ovhook install --url, or url = off for journal only"
+                ),
+            )];
+            out.extend(server::check(cfg).into_iter().map(|mut c| {
+                if c.level == Level::Fail && c.what == "server" {
+                    c.level = Level::Warn;
+                    c.detail = format!(
+                        "{}; no local OpenViking answers: turns stay in the journal and the \
+                         back-off keeps the hooks fast",
+                        c.detail
+                    );
+                }
+                c
+            }));
+            out
+        }
+    }
 }
 
 /// The state root as the hooks see it, from the doctor's environment snapshot.

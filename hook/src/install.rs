@@ -24,7 +24,7 @@ use anyhow::{bail, Context};
 
 use self::json_doc::JsonDoc;
 use self::manifest::Manifest;
-use self::target::{InstallTarget, Parts, Place, Scope};
+use self::target::{InstallTarget, Parts, Place, PluginNote, Scope};
 
 const USAGE: &str = "\
 usage: ovhook install [--harness NAME] [--scope user|project] [--project DIR] [--no-mcp]
@@ -283,13 +283,20 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     for place in target.places(&home, &scope) {
         main.push(load(place)?);
     }
-    // Places recorded by earlier installs that name another binary: moved to this one.
+    // Every other place holding our entries for another binary (the user places and recorded
+    // projects of every harness, those this install writes excepted): moved to this one.
     let mut moved = Vec::new();
-    for place in recorded_places(target, &home, &manifest, &scope) {
-        let Ok(loaded) = load(place) else { continue };
-        let names = loaded.place.format.binaries(&loaded.doc.root);
-        if names.iter().any(|b| Path::new(b) != exe) {
-            moved.push(loaded);
+    for t in target::targets() {
+        let mut others = recorded_places(t, &home, &manifest, &scope);
+        if t.name() != target.name() || scope != Scope::User {
+            others.extend(t.places(&home, &Scope::User));
+        }
+        for place in others {
+            let Ok(loaded) = load(place) else { continue };
+            let names = loaded.place.format.binaries(&loaded.doc.root);
+            if names.iter().any(|b| Path::new(b) != exe) {
+                moved.push(loaded);
+            }
         }
     }
 
@@ -324,11 +331,8 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         report.extend(notes.into_iter().map(|n| format!("  note: {n}")));
     }
     for Loaded { place, mut doc } in moved {
-        let had_mcp = !place.format.binaries(&doc.root).is_empty() && place.holds.mcp;
-        let parts = Parts {
-            hooks: place.holds.hooks,
-            mcp: had_mcp && want.mcp,
-        };
+        // The same parts as before, now naming this binary.
+        let parts = place.format.present(&doc.root).and(place.holds);
         place.format.merge(&mut doc.root, &exe, parts);
         if doc.save()? {
             any_written = true;
@@ -339,13 +343,13 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
             ));
         }
     }
-    let plugin_lines = target.reconcile_plugins(&home, &exe, want.hooks)?;
-    for l in &plugin_lines {
-        if let Some(w) = l.strip_prefix("warning: ") {
-            warnings.push(format!("warning: {w}"));
-        } else {
-            any_written = true;
-            report.push(format!("  {l}"));
+    for note in target.reconcile_plugins(&home, &exe, want.hooks)? {
+        match note {
+            PluginNote::Moved(line) => {
+                any_written = true;
+                report.push(format!("  moved to this binary: {line}"));
+            }
+            PluginNote::Warning(line) => warnings.push(format!("warning: {line}")),
         }
     }
     if let Scope::Project { root } = &scope {
@@ -365,10 +369,7 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     for line in report {
         println!("{line}");
     }
-    println!(
-        "  hooks: SessionStart, UserPromptSubmit, PreToolUse (Read|Glob|Grep), Stop -> {}",
-        exe.display()
-    );
+    println!("  hooks: {} -> {}", target.events(), exe.display());
     if want.mcp && matches!(scope, Scope::User) {
         println!("  mcp: openviking -> {} mcp", exe.display());
     } else if !want.mcp {
@@ -474,7 +475,12 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
         println!("ovhook: nothing of ours was installed");
     }
     if only_project.is_none() {
-        remove_file(&ov_engine::paths::log_file(&state))?;
+        // Everything ovhook keeps in the state root but the journals (the root may be a folder
+        // the user chose: only names ovhook writes are removed).
+        let log = ov_engine::paths::log_file(&state);
+        remove_file(&log)?;
+        remove_file(&log.with_extension("log.1"))?;
+        remove_file(&ov_engine::backoff::path(&state))?;
         let journals = ov_engine::paths::journals_dir(&state);
         println!(
             "  kept: the journals in {} (every captured turn; delete them with: rm -rf {})",

@@ -29,7 +29,7 @@ impl WorkerCtx {
     /// Builds the context for a session whose last known cwd is `cwd`.
     pub fn new(cwd: Option<&str>) -> WorkerCtx {
         let cfg = crate::hooks::load_config(cwd.unwrap_or("/"));
-        let client = ov_engine::remote::client_for(&cfg).and_then(|r| match r {
+        let client = ov_engine::client::client_for(&cfg).and_then(|r| match r {
             Ok(c) => Some(c),
             Err(e) => {
                 log::error!("client: {e}");
@@ -114,11 +114,6 @@ fn journal_dir_name(name: &str) -> String {
     }
 }
 
-/// Unsent or in-doubt messages, or a commit left in flight: what a sweep sends.
-fn sweep_has_work(state: &State) -> bool {
-    !state.outbox().is_empty() || !state.sends.is_empty() || state.commit.in_flight.is_some()
-}
-
 /// Time a Stop worker spends on other sessions' unsent work after its own.
 const SWEEP_BUDGET: Duration = Duration::from_secs(10);
 
@@ -140,7 +135,7 @@ fn sweep_others(root: &Path, own: &str) {
         }
         // Read-only look first: most sessions are settled.
         let busy = ov_journal::Reader::open(&dir, Duration::from_millis(50))
-            .map(|r| sweep_has_work(&ov_engine::store::fold_reader(&r).state))
+            .map(|r| !ov_engine::store::fold_reader(&r).state.is_settled())
             .unwrap_or(false);
         if !busy {
             continue;

@@ -35,6 +35,8 @@ impl Env {
                 .env_clear()
                 .env("HOME", self.home())
                 .env("PATH", "/usr/bin:/bin")
+                // No server unless a test names one.
+                .env("OPENVIKING_URL", "off")
                 .envs(env.iter().copied())
                 .current_dir(cwd)
                 .args(args)

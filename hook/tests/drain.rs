@@ -9,6 +9,7 @@ fn hook(home: &Path, cmd: &str, payload: &str) {
         .expect("binary")
         .env_clear()
         .env("HOME", home)
+        .env("OPENVIKING_URL", "off")
         .env("OVHOOK_NO_DETACH", "1")
         .arg(cmd)
         .write_stdin(payload.to_string())
@@ -22,6 +23,7 @@ fn drain(home: &Path) -> String {
         .expect("binary")
         .env_clear()
         .env("HOME", home)
+        .env("OPENVIKING_URL", "off")
         .arg("drain")
         .output()
         .expect("drain");

@@ -365,7 +365,9 @@ fn a_slow_server_costs_one_budget_once_for_every_session() {
         .events(&first)
         .iter()
         .any(|e| matches!(e.event, ov_engine::event::Event::ServerUnreachable { .. }));
-    assert!(unreachable, "a slow server did not start the back-off");
+    assert!(unreachable, "a slow server was not noted");
+    let shared = ov_engine::backoff::read(&env.state()).expect("the shared back-off");
+    assert_eq!(shared.url, url);
     let asked = |log: &std::sync::Mutex<Vec<String>>| {
         log.lock()
             .expect("log")

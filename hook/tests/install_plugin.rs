@@ -28,6 +28,10 @@ fn manifest_and_integration_ids() {
     let (_, manifest) = plugin(".zcode-plugin/plugin.json");
     assert_eq!(manifest["name"], "openviking");
     assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+    // ZCode reads the plugin's MCP servers from the file the manifest names.
+    assert_eq!(manifest["mcpServers"], "./.mcp.json");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("plugin/zcode");
+    assert!(root.join(".mcp.json").is_file() && root.join("hooks/hooks.json").is_file());
     let (_, integ) = plugin("openviking.integration.json");
     assert_eq!(integ["schemaVersion"], 1);
     assert_eq!(integ["id"], "openviking-memory");

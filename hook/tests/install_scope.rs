@@ -228,6 +228,8 @@ fn uninstall_removes_every_recorded_place_and_says_where_the_journals_are() {
     fs::create_dir_all(state.join("journals/sess_x")).expect("journals");
     fs::write(state.join("journals/sess_x/00000000.log"), b"x").expect("j");
     fs::write(state.join("ovhook.log"), b"log").expect("log");
+    fs::write(state.join("ovhook.log.1"), b"old log").expect("log.1");
+    fs::write(state.join("server-backoff.json"), b"{}").expect("backoff");
 
     let out = env.cmd(&["uninstall"]).assert().success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
@@ -428,4 +430,44 @@ fn reinstall_after_the_binary_moved_updates_every_place_that_names_it() {
     ] {
         assert!(!fs::read_to_string(&file).expect("read").contains(&old_s));
     }
+}
+
+#[test]
+fn a_move_keeps_what_each_place_held_and_reaches_every_harness() {
+    let env = Env::new();
+    let old = moved_binary(&env, "old/bin/ovhook");
+    let old_s = old.to_string_lossy().into_owned();
+    env.cmd_with(&old, &["install", "--no-mcp"])
+        .assert()
+        .success();
+    env.cmd_with(&old, &["install", "--harness", "claude-code"])
+        .assert()
+        .success();
+    let claude_settings = env.home().join(".claude/settings.json");
+    assert!(fs::read_to_string(&claude_settings)
+        .expect("claude settings")
+        .contains(&old_s));
+
+    // A project install with the new binary moves every user place of every harness.
+    let repo = env.repo("repo");
+    env.cmd(&["install", "--project", &repo.to_string_lossy()])
+        .assert()
+        .success()
+        .stdout(contains("moved to this binary"));
+    let new_s = fs::canonicalize(ovhook())
+        .expect("canon")
+        .to_string_lossy()
+        .into_owned();
+    let user = read(&env.user_config());
+    assert!(our_commands(&user).iter().all(|c| *c == new_s));
+    assert!(
+        user.get("mcp").is_none(),
+        "--no-mcp is kept by the move: {user}"
+    );
+    assert!(!env.agents_mcp().exists());
+    let claude = fs::read_to_string(&claude_settings).expect("claude settings");
+    assert!(
+        !claude.contains(&old_s) && claude.contains(&new_s),
+        "{claude}"
+    );
 }

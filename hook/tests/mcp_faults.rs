@@ -487,8 +487,8 @@ fn unreachable_server_maps_to_request_failed() {
     assert!(status.success());
 }
 
-/// No URL anywhere: every request gets a clear error at once, notifications nothing; writing
-/// ovcli.conf later makes the same process work.
+/// No server (`"url": "off"` in ovcli.conf): every request gets a clear error at once,
+/// notifications nothing; writing a URL into ovcli.conf later makes the same process work.
 #[test]
 fn not_configured_then_configured() {
     let server = FakeServer::start(|req: &Seen| {
@@ -496,6 +496,9 @@ fn not_configured_then_configured() {
         Reply::json(200, &init_result(&id, "2025-06-18"))
     });
     let home = tempfile::tempdir().expect("tempdir");
+    let ov = home.path().join(".openviking");
+    std::fs::create_dir_all(&ov).expect("mkdir");
+    std::fs::write(ov.join("ovcli.conf"), r#"{"url":"off"}"#).expect("w");
     let mut proxy = Proxy::spawn(home.path(), &[]);
     let t = Instant::now();
     proxy.send(&initialized());

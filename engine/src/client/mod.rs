@@ -34,9 +34,13 @@
 
 mod body;
 mod error;
+mod from_config;
 mod profile;
 mod recall;
 mod session;
+mod transport;
+
+pub use from_config::{client_for, client_until};
 
 use std::time::{Duration, Instant};
 

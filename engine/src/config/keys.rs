@@ -36,6 +36,9 @@
 //! | `user` (`user_id`, `server.user`) | `OPENVIKING_USER` |
 //! | `mcp_url` (`mcp.url`) | `OPENVIKING_MCP_URL` |
 //!
+//! `url` unset everywhere means OpenViking's default `http://127.0.0.1:1933`; `url` = `off` (or
+//! `none`) means no server at all, journal only.
+//!
 //! Environment values: empty = unset. Booleans are false for `0`, `false`, `no`, `off` (any
 //! case) and true otherwise. A number that does not parse is ignored with a warning; one out of
 //! bounds is clamped with a warning. `OPENVIKING_CREDENTIAL_SOURCE=env` ignores the files'

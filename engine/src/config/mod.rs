@@ -163,6 +163,22 @@ pub struct ServerConfig {
     pub user: Option<String>,
 }
 
+/// OpenViking's own default server, used when no URL is configured anywhere (as OpenViking's
+/// CLI and plugins do); with no API key it is a local, unauthenticated server.
+pub const LOCAL_DEFAULT_URL: &str = "http://127.0.0.1:1933";
+
+/// Where [`Config::server`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerChoice {
+    /// A URL set in the environment, the registry or `ovcli.conf`.
+    Configured,
+    /// No URL anywhere: [`LOCAL_DEFAULT_URL`]. When nothing answers there, turns stay in the
+    /// journal and the back-off keeps the hooks fast.
+    LocalDefault,
+    /// `url` = `off` (or `none`, or not an http(s) URL): journal only, no network at all.
+    Off,
+}
+
 /// `recall.peer_scope`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PeerScope {
@@ -358,8 +374,10 @@ pub struct Config {
     pub bypass: BypassConfig,
     /// `debug` (false).
     pub debug: bool,
-    /// The server; **`None` is the embedded default: journal only, no network.**
+    /// The server; **`None` is journal only, no network** (`url` = `off`).
     pub server: Option<ServerConfig>,
+    /// Why [`Config::server`] is what it is.
+    pub server_choice: ServerChoice,
     /// The MCP endpoint: `mcp_url` if set, else `<server url>/mcp`; `None` without a server.
     pub mcp_url: Option<String>,
     /// The workspace it was resolved for.
@@ -402,6 +420,7 @@ impl Default for Config {
             bypass: BypassConfig::default(),
             debug: false,
             server: None,
+            server_choice: ServerChoice::Off,
             mcp_url: None,
             workspace: Workspace::default(),
         }

@@ -8,8 +8,8 @@ use super::keys::{self, Typed};
 use super::peer::{slot_for, workspace_peer_from_cwd, RepoInfo};
 use super::trust;
 use super::{
-    Config, ConfigWarning, LoadContext, Loaded, PeerSource, Secret, ServerConfig, Source,
-    SourceReport, SourceStatus, Workspace,
+    Config, ConfigWarning, LoadContext, Loaded, PeerSource, Secret, ServerChoice, ServerConfig,
+    Source, SourceReport, SourceStatus, Workspace, LOCAL_DEFAULT_URL,
 };
 
 /// Files larger than this are not configuration: skipped with a warning.
@@ -227,19 +227,24 @@ impl Loader<'_> {
             .mcp_url
             .take()
             .map(|u| super::split_url_credentials(&u).0);
-        let server = match url {
-            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+        let api_key = creds
+            .api_key
+            .filter(|k| !k.is_empty())
+            .or(url_key)
+            .map(Secret::new);
+        let account = creds.account.filter(|a| !a.is_empty());
+        let user = creds.user.filter(|a| !a.is_empty());
+        let (server, choice) = match url {
+            Some(u) if u.starts_with("http://") || u.starts_with("https://") => (
                 Some(ServerConfig {
                     url: u,
-                    api_key: creds
-                        .api_key
-                        .filter(|k| !k.is_empty())
-                        .or(url_key)
-                        .map(Secret::new),
-                    account: creds.account.filter(|a| !a.is_empty()),
-                    user: creds.user.filter(|a| !a.is_empty()),
-                })
-            }
+                    api_key,
+                    account,
+                    user,
+                }),
+                ServerChoice::Configured,
+            ),
+            Some(u) if is_off(&u) => (None, ServerChoice::Off),
             Some(u) => {
                 let source = creds
                     .url_source
@@ -248,12 +253,23 @@ impl Loader<'_> {
                 self.warn(
                     &source,
                     Some("url"),
-                    format!("server url {u:?} is not http:// or https://; using the embedded default (journal only)"),
+                    format!(
+                        "server url {u:?} is not http:// or https:// (nor \"off\"); journal only"
+                    ),
                 );
-                None
+                (None, ServerChoice::Off)
             }
-            None => None,
+            None => (
+                Some(ServerConfig {
+                    url: LOCAL_DEFAULT_URL.to_owned(),
+                    api_key,
+                    account,
+                    user,
+                }),
+                ServerChoice::LocalDefault,
+            ),
         };
+        self.cfg.server_choice = choice;
         self.cfg.mcp_url = creds
             .mcp_url
             .filter(|u| !u.is_empty())
@@ -288,6 +304,11 @@ impl Loader<'_> {
             sources: self.reports,
         }
     }
+}
+
+/// `url` values that mean "no server: journal only".
+fn is_off(url: &str) -> bool {
+    matches!(url.trim().to_ascii_lowercase().as_str(), "off" | "none")
 }
 
 fn cwd_peer(cwd: &Path) -> Option<String> {

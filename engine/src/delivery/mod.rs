@@ -28,8 +28,9 @@ mod worker;
 
 use ov_journal::Durability;
 
-use crate::event::{Envelope, Event, PlannedMessage};
+use crate::event::{Envelope, Event};
 use crate::failpoint;
+use crate::plan::plan;
 use crate::projector::State;
 use crate::store::{now_ms, SessionStore, StoreError};
 
@@ -245,30 +246,4 @@ fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(
         }
     }
     Ok(())
-}
-
-/// The messages to plan now: candidates of complete turns not planned before.
-pub fn plan(state: &State, settings: &DeliverySettings) -> Vec<PlannedMessage> {
-    let mut out = Vec::new();
-    for c in state.book.candidates_by(settings.answer_precedence) {
-        if state.messages.contains_key(&c.key)
-            || out.iter().any(|m: &PlannedMessage| m.key == c.key)
-        {
-            continue;
-        }
-        let raw_len = c.content.len() as u64;
-        let mut content = crate::text::strip_private(&c.content);
-        if let Some(max) = settings.max_length.filter(|m| *m > 0) {
-            content = crate::text::truncate_chars(&content, max);
-        }
-        out.push(PlannedMessage {
-            key: c.key,
-            turn_id: c.turn_id,
-            role: c.role,
-            content,
-            raw_len,
-            interrupted: c.interrupted,
-        });
-    }
-    out
 }

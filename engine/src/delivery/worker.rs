@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use ov_journal::{Durability, FileLock};
 
-use super::{
-    deliver_from, plan, DeliverySettings, RunError, RunReport, TranscriptSource, Transport,
-};
+use super::{deliver_from, DeliverySettings, RunError, RunReport, TranscriptSource, Transport};
 use crate::event::{Event, WorkerReason};
 use crate::failpoint;
+use crate::plan::plan;
 use crate::projector::State;
 use crate::store::{SessionStore, StoreError};
 
@@ -34,12 +33,7 @@ pub fn drain_has_work(
     has_transport: bool,
     transcript: Option<&dyn TranscriptSource>,
 ) -> bool {
-    if has_transport
-        && (!state.outbox().is_empty()
-            || !state.sends.is_empty()
-            || state.commit.in_flight.is_some()
-            || state.commit.uncommitted() > 0)
-    {
+    if has_transport && (!state.is_settled() || state.commit.uncommitted() > 0) {
         return true;
     }
     let mut closed = state.clone();

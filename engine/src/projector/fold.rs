@@ -298,32 +298,22 @@ impl State {
     }
 
     fn plan(&mut self, m: &PlannedMessage, at: u64) {
-        if self.messages.contains_key(&m.key) {
+        // A message with nothing to send is dropped, as the planner drops it
+        // (`crate::plan::planned_message`; older builds planned it empty).
+        if self.messages.contains_key(&m.key) || crate::plan::nothing_to_send(&m.content) {
             return;
         }
         let order = self.next_order;
         self.next_order += 1;
         self.order.insert(order, m.key.clone());
-        // A message left empty by removing `<private>` spans is never sent.
-        let (status, content) = if m.content.trim().is_empty() {
-            (
-                MessageStatus::SetAside {
-                    status: 0,
-                    error: "nothing left to send after removing <private> spans".into(),
-                },
-                None,
-            )
-        } else {
-            (MessageStatus::Pending, Some(m.content.clone()))
-        };
         self.messages.insert(
             m.key.clone(),
             MessageRecord {
                 order,
                 turn_id: m.turn_id.clone(),
                 role: m.role,
-                status,
-                content,
+                status: MessageStatus::Pending,
+                content: Some(m.content.clone()),
                 content_len: m.content.len() as u64,
                 interrupted: m.interrupted,
                 failures: 0,
@@ -337,7 +327,9 @@ impl State {
 
     fn prune_book(&mut self) {
         let messages = &self.messages;
-        self.book.retain_unplanned(|k| messages.contains_key(k));
+        self.book.retain_unplanned(|c| {
+            messages.contains_key(&c.key) || crate::plan::nothing_to_send(&c.content)
+        });
     }
 
     fn ack(&mut self, key: &DedupKey, at: u64) {

@@ -355,8 +355,10 @@ impl State {
         v.into_iter().map(|(_, id)| id).collect()
     }
 
-    /// True when nothing is left to do: no pending or in-doubt messages, no
-    /// open turns with known content, no commit in flight.
+    /// The session is settled: no message waiting to be sent, no send without an outcome
+    /// (in doubt), no commit in flight. (Uncommitted acknowledged messages do not count: a
+    /// commit waits for its threshold.) The one "has unsent work" rule: the sweep and the
+    /// drain ask it.
     pub fn is_settled(&self) -> bool {
         self.outbox().is_empty() && self.sends.is_empty() && self.commit.in_flight.is_none()
     }

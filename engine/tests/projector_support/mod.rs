@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 
-use ov_engine::delivery::{self, DeliverySettings};
+use ov_engine::delivery::DeliverySettings;
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage, WorkerReason};
 use ov_engine::projector::{MessageStatus, State};
 use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
@@ -355,7 +355,7 @@ pub fn events(ops: &[(Op, u64)]) -> Vec<Envelope> {
             Op::Plan { max_len } => {
                 let mut settings = DeliverySettings::new("zc-law".into());
                 settings.max_length = max_len.map(usize::from);
-                let messages = delivery::plan(&it.state, &settings);
+                let messages = ov_engine::plan::plan(&it.state, &settings);
                 if !messages.is_empty() {
                     it.push(Event::MessagesPlanned { messages });
                 }

@@ -14,7 +14,7 @@ pub fn check(cfg: &Config) -> Vec<Check> {
     let Some(server) = cfg.server.as_ref() else {
         return Vec::new();
     };
-    let client = match ov_engine::remote::client_for(cfg) {
+    let client = match ov_engine::client::client_for(cfg) {
         Some(Ok(c)) => c,
         Some(Err(e)) => {
             return vec![Check::new(

@@ -6,12 +6,11 @@
 //! panics included (they are caught and logged, never printed).
 
 pub mod budget;
-pub mod pre_tool_use;
+mod guard;
 mod prompt;
 mod session_end;
 mod session_start;
 mod stop;
-mod tool_use;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -84,7 +83,7 @@ impl Invocation {
             return None;
         }
         let deadline = self.budget.network_deadline();
-        ov_engine::remote::client_until(cfg, Some(deadline))?.ok()
+        ov_engine::client::client_until(cfg, Some(deadline))?.ok()
     }
 
     /// The server answered: the shared back-off, if any, is over.
@@ -94,9 +93,12 @@ impl Invocation {
         }
     }
 
-    /// Journals that the server could not be reached in time (a network-level failure or a
-    /// timeout; an HTTP error means it answered), starting the back-off window of this
-    /// session and of every other.
+    /// Notes that the server could not be reached, or did not answer within the hook's budget
+    /// (an HTTP error means it answered), starting the window every session's hooks share.
+    ///
+    /// The session's journal gets `ServerUnreachable`; for a server that accepted the connection
+    /// but was too slow, with `retry_after_ms` 0: the hooks' shared window keeps them fast, while
+    /// the session's own worker (detached, nobody waits on it) still sends to a slow server.
     pub fn note_unreachable(
         &self,
         store: &SessionStore,
@@ -111,7 +113,11 @@ impl Invocation {
             store,
             Event::ServerUnreachable {
                 error: e.to_string(),
-                retry_after_ms: cfg.network.backoff_ms,
+                retry_after_ms: if e.is_unreachable() {
+                    cfg.network.backoff_ms
+                } else {
+                    0
+                },
             },
             Durability::Buffered,
         );
@@ -229,7 +235,7 @@ pub fn unknown_harness(name: &str) {
 fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
     let inv = Invocation::read(harness, Budget::start(event));
     match event {
-        HookEvent::PreToolUse => tool_use::handle(&inv),
+        HookEvent::PreToolUse => guard::handle(&inv),
         HookEvent::SessionStart => session_start::handle(&inv),
         HookEvent::UserPromptSubmit => prompt::handle(&inv),
         HookEvent::Stop => {

@@ -79,6 +79,15 @@ pub trait PlaceFormat: Sync {
     fn remove(&self, root: &mut Map<String, Value>) -> usize;
     /// The binaries our entries in `root` run (absolute paths as written).
     fn binaries(&self, root: &Map<String, Value>) -> Vec<String>;
+    /// Which of our parts `root` holds (what a re-install for a moved binary keeps). The default
+    /// counts any entry of ours as every part; a format holding both kinds says precisely.
+    fn present(&self, root: &Map<String, Value>) -> Parts {
+        let any = !self.binaries(root).is_empty();
+        Parts {
+            hooks: any,
+            mcp: any,
+        }
+    }
     /// True when `root` holds nothing a user put there, once ours are removed: a file install
     /// created is then deleted by uninstall.
     fn is_residue(&self, root: &Map<String, Value>) -> bool {
@@ -111,6 +120,15 @@ impl std::fmt::Debug for Place {
     }
 }
 
+/// What [`InstallTarget::reconcile_plugins`] did or found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PluginNote {
+    /// A plugin now runs this binary (what moved).
+    Moved(String),
+    /// Something the user must fix (e.g. plugin and config-file hooks both installed).
+    Warning(String),
+}
+
 /// A harness ovhook can be installed into.
 pub trait InstallTarget: Sync {
     /// The `--harness` value (`"zcode"`).
@@ -122,24 +140,31 @@ pub trait InstallTarget: Sync {
     /// The files an install at `scope` edits. For [`Scope::Project`] these are files inside the
     /// repository, which may be committed: they hold hooks only, never credentials or URLs.
     fn places(&self, home: &Path, scope: &Scope) -> Vec<Place>;
+    /// The hook events an install wires, for the summary.
+    fn events(&self) -> &'static str {
+        "SessionStart, UserPromptSubmit, PreToolUse (Read|Glob|Grep), Stop"
+    }
     /// What the user must know after an install at `scope` (one line each).
     fn notes(&self, scope: &Scope) -> Vec<String>;
     /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
     /// link to it, and says what the user must know about them next to config-file hooks
-    /// (`config_hooks`: this install wrote hooks). One line each.
+    /// (`config_hooks`: this install wrote hooks).
     fn reconcile_plugins(
         &self,
         _home: &Path,
         _exe: &Path,
         _config_hooks: bool,
-    ) -> anyhow::Result<Vec<String>> {
+    ) -> anyhow::Result<Vec<PluginNote>> {
         Ok(Vec::new())
     }
 }
 
 /// Every harness ovhook installs into; the first is the default.
-pub fn targets() -> [&'static dyn InstallTarget; 1] {
-    [&crate::harness::zcode::install_target::ZCODE]
+pub fn targets() -> [&'static dyn InstallTarget; 2] {
+    [
+        &crate::harness::zcode::install_target::ZCODE,
+        &crate::harness::claude_code::install_target::CLAUDE_CODE,
+    ]
 }
 
 /// The target named `name`.

@@ -187,7 +187,9 @@ mod tests {
     fn nothing_configured() {
         let home = tempfile::tempdir().expect("tempdir");
         let s = resolve(&[], home.path());
-        assert_eq!(s.url, None);
+        // OpenViking's local default, as its own CLI and plugins use.
+        assert_eq!(s.url.as_deref(), Some("http://127.0.0.1:1933/mcp"));
+        assert_eq!(resolve(&[("OPENVIKING_URL", "off")], home.path()).url, None);
         assert_eq!(s.api_key, None);
         assert_eq!(s.credential_source, "auto");
         assert_eq!(
@@ -247,7 +249,7 @@ mod tests {
         let home = tempfile::tempdir().expect("tempdir");
         write_cli(home.path(), "{not json");
         let s = resolve(&[], home.path());
-        assert_eq!(s.url, None);
+        assert_eq!(s.url.as_deref(), Some("http://127.0.0.1:1933/mcp"));
         assert_eq!(s.credential_source, "auto");
     }
 

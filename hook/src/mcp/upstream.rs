@@ -481,7 +481,7 @@ fn not_configured(id: &Value, settings: &McpSettings) -> Value {
         Some(id),
         -32001,
         format!(
-            "OpenViking is not configured: no server URL. Run `ovhook install --harness zcode --url http://127.0.0.1:1933 [--api-key KEY]`, \
+            "OpenViking is not configured: no server URL (url = off). Run `ovhook install --harness zcode --url http://127.0.0.1:1933 [--api-key KEY]`, \
              put {{\"url\": \"http://127.0.0.1:1933\", \"api_key\": \"...\"}} in {path}, or set OPENVIKING_URL. \
              The proxy picks up the file without a restart."
         ),

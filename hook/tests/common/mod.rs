@@ -83,12 +83,13 @@ pub struct Env {
 }
 
 impl Env {
-    /// No `OPENVIKING_*` at all: the embedded default (journal only, no network).
+    /// No server: `OPENVIKING_URL=off` (journal only, no network). Without it, ovhook would
+    /// use OpenViking's local default `http://127.0.0.1:1933`, whatever runs there.
     pub fn new() -> Env {
         let home = tempfile::tempdir().expect("tempdir");
         Env {
             home,
-            vars: Vec::new(),
+            vars: vec![("OPENVIKING_URL".to_owned(), "off".to_owned())],
         }
     }
 

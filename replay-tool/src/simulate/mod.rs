@@ -454,8 +454,12 @@ fn base_env(home: &Path, state: &Path, scratch: &Path) -> BTreeMap<OsString, OsS
     vars
 }
 
+/// The server variables of every hook: without a server, `OPENVIKING_URL=off` (journal only;
+/// ovhook would otherwise try OpenViking's local default, whatever runs there).
 fn server_vars(access: Option<&ServerAccess>) -> Vec<(&'static str, String)> {
-    let Some(a) = access else { return Vec::new() };
+    let Some(a) = access else {
+        return vec![("OPENVIKING_URL", "off".to_owned())];
+    };
     let mut v = vec![("OPENVIKING_URL", a.url.clone())];
     for (k, val) in [
         ("OPENVIKING_API_KEY", &a.api_key),

@@ -121,9 +121,10 @@ pub(super) fn verdict(
                         .min()
                         .map_or("-".to_string(), time),
                     if state.next_send_id == 0 {
-                        "; this session has never sent anything: with no server URL \
-                         configured (the embedded default) nothing is sent; configure one \
-                         with `ovhook install --url …`, then run `ovhook drain`"
+                        "; this session has never sent anything: with url = off nothing is \
+                         sent, and with no URL configured only a local OpenViking at \
+                         http://127.0.0.1:1933 would get it; configure one with \
+                         `ovhook install --url …`, then run `ovhook drain`"
                     } else {
                         ""
                     }

@@ -122,7 +122,7 @@ fn zcode_order_without_faults() {
         assert_eq!(p["sessionId"], sid);
         assert_eq!(p["session_id"], sid);
         assert_eq!(p["mode"], "yolo");
-        assert!(c.url.is_empty(), "embedded default: no URL");
+        assert_eq!(c.url, "off", "no server: journal only, said explicitly");
     }
     let start = &calls[0].payload;
     assert_eq!(start["source"], "startup");

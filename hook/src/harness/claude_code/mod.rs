@@ -1,4 +1,5 @@
 //! Claude Code: hook payloads, hook output, the session transcript.
+pub mod install_target;
 pub mod output;
 pub mod transcript_source;
 pub mod wire;

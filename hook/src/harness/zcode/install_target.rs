@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use super::config_file;
 use crate::install::mcp_servers::McpServersFile;
-use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, Scope};
+use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, PluginNote, Scope};
 
 /// The ZCode target.
 pub static ZCODE: ZCodeTarget = ZCodeTarget;
@@ -105,7 +105,7 @@ impl InstallTarget for ZCodeTarget {
         home: &Path,
         exe: &Path,
         config_hooks: bool,
-    ) -> anyhow::Result<Vec<String>> {
+    ) -> anyhow::Result<Vec<PluginNote>> {
         let mut out = Vec::new();
         for plugin in super::installed::plugin_installs(home) {
             let bin = plugin.binary();
@@ -116,19 +116,19 @@ impl InstallTarget for ZCodeTarget {
             // plugin shipping its own copy is upgraded by updating the plugin.
             if link != Some(false) && std::fs::canonicalize(&bin).ok().as_deref() != Some(exe) {
                 relink(&bin, exe)?;
-                out.push(format!(
-                    "moved to this binary: plugin {} ({} -> {})",
+                out.push(PluginNote::Moved(format!(
+                    "plugin {} ({} -> {})",
                     plugin.root.display(),
                     bin.display(),
                     exe.display()
-                ));
+                )));
             }
             if plugin.enabled && config_hooks {
-                out.push(format!(
-                    "warning: the ovhook plugin is installed too ({}): every event would run \
-                     twice. Keep one: disable the plugin, or run ovhook uninstall",
+                out.push(PluginNote::Warning(format!(
+                    "the ovhook plugin is installed too ({}): every event would run twice. Keep \
+                     one: disable the plugin, or run ovhook uninstall",
                     plugin.root.display()
-                ));
+                )));
             }
         }
         Ok(out)
@@ -193,6 +193,15 @@ impl PlaceFormat for ZCodeConfig {
 
     fn binaries(&self, root: &Map<String, Value>) -> Vec<String> {
         config_file::our_commands(root)
+    }
+
+    fn present(&self, root: &Map<String, Value>) -> Parts {
+        let mut hooks_only = root.clone();
+        let mcp = config_file::remove_mcp(&mut hooks_only) > 0;
+        Parts {
+            hooks: !config_file::our_commands(&hooks_only).is_empty(),
+            mcp,
+        }
     }
 
     fn is_residue(&self, root: &Map<String, Value>) -> bool {

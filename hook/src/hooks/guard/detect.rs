@@ -1,4 +1,5 @@
-//! PreToolUse guard: deny local file tools that were handed a `viking://` URI.
+//! The guard's detector: which PreToolUse calls are local file tools handed a `viking://` URI,
+//! and the denial text for them.
 //!
 //! # Context
 //! `viking://…` URIs name OpenViking's virtual filesystem. A model that tries to `Read`,
@@ -66,15 +67,6 @@ impl Tool {
 struct Hit<'a> {
     scheme: &'a str,
     rest: &'a str,
-}
-
-/// Decides a PreToolUse call. Returns the deny reason, or `None` to let the tool run.
-///
-/// `tool_name` / `tool_input` are the payload's fields after the caller resolved the alternate
-/// names (`tool_name ?? toolName ?? name ?? tool`, `tool_input ?? toolInput ?? input`).
-#[cfg(test)]
-pub fn decide(tool_name: Option<&str>, tool_input: Option<&Value>) -> Option<String> {
-    deny(tool_name, tool_input).map(|d| d.reason)
 }
 
 /// A denial: the URI that was found (as written, in `viking://` form) and the reason text.
@@ -245,6 +237,11 @@ mod tests {
     use super::*;
     use rstest::rstest;
     use serde_json::json;
+
+    /// The deny reason, or `None` to let the tool run.
+    fn decide(tool_name: Option<&str>, tool_input: Option<&Value>) -> Option<String> {
+        deny(tool_name, tool_input).map(|d| d.reason)
+    }
 
     const LINE1: &str = "viking:// URIs are OpenViking virtual paths, not local filesystem paths.";
 

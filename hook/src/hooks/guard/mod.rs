@@ -1,4 +1,5 @@
-//! PreToolUse: deny `viking://` paths for Read/Glob/Grep, journaled.
+//! The PreToolUse handler (the guard): deny `viking://` paths for local file tools, journaled.
+//! What counts as such a path is [`detect`].
 //!
 //! The hot path: no configuration of ours, no HTTP client, no fold; one buffered append. The
 //! harness's own output cap (ZCode's `hooks.maxOutputBytes`) is honoured: a denial that would
@@ -7,14 +8,16 @@
 use ov_engine::event::{Event, HookKind};
 use ov_journal::Durability;
 
-use super::{journal, pre_tool_use, Invocation};
+mod detect;
+
+use super::{journal, Invocation};
 
 /// ZCode's default output cap, when its configuration sets none.
 const DEFAULT_MAX_OUTPUT: usize = 32768;
 
 /// Handles a PreToolUse; returns the deny line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
-    let denial = pre_tool_use::deny(
+    let denial = detect::deny(
         inv.input.tool_name.as_deref(),
         inv.input.tool_input.as_ref(),
     );

@@ -1,0 +1,156 @@
+//! Doctor checks of a Claude Code install: our hooks in `~/.claude/settings.json` (every
+//! event, the matcher, a binary that runs), `disableAllHooks`, and the MCP server in
+//! `~/.claude.json`.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{Check, Level};
+use crate::harness::claude_code::install_target::{
+    first_word, is_ours, user_file_path, user_settings_path, CLAUDE_SETTINGS, OUR_HOOKS,
+};
+use crate::harness::zcode::config_file::{mentions_integration, MCP_NAME};
+use crate::install::json_doc::parse_object;
+use crate::install::target::PlaceFormat;
+
+/// Whether Claude Code's user settings hold hooks of ours.
+pub fn installed(home: &Path) -> bool {
+    std::fs::read(user_settings_path(home))
+        .ok()
+        .and_then(|b| parse_object(&b).ok())
+        .is_some_and(|root| !CLAUDE_SETTINGS.binaries(&root).is_empty())
+}
+
+/// The checks; none when Claude Code has no settings file and `required` is false.
+pub fn checks(home: &Path, required: bool) -> Vec<Check> {
+    let what = "claude-code settings";
+    let path = user_settings_path(home);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return if required {
+                vec![Check::new(
+                    Level::Fail,
+                    what,
+                    format!(
+                        "{} does not exist (run ovhook install --harness claude-code)",
+                        path.display()
+                    ),
+                )]
+            } else {
+                Vec::new()
+            };
+        }
+        Err(e) => {
+            return vec![Check::new(
+                Level::Fail,
+                what,
+                format!("{}: {e}", path.display()),
+            )]
+        }
+    };
+    let root = match parse_object(&bytes).and_then(|r| {
+        CLAUDE_SETTINGS.validate(&r)?;
+        Ok(r)
+    }) {
+        Ok(r) => r,
+        Err(e) => {
+            return vec![Check::new(
+                Level::Fail,
+                what,
+                format!("{} is not valid: {e:#}", path.display()),
+            )]
+        }
+    };
+    let mut out = vec![Check::new(
+        Level::Ok,
+        what,
+        format!("{} is valid", path.display()),
+    )];
+    for w in CLAUDE_SETTINGS.warnings(&root, &path) {
+        out.push(Check::new(Level::Fail, "claude-code hooks", w));
+    }
+    for (event, sub, matcher, _, _) in OUR_HOOKS {
+        let entries: Vec<(Option<&str>, &Value)> = root
+            .get("hooks")
+            .and_then(|h| h.get(event))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .flat_map(|g| {
+                let m = g.get("matcher").and_then(Value::as_str);
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|e| is_ours(e))
+                    .map(move |e| (m, e))
+            })
+            .collect();
+        let label = format!("claude-code {event}");
+        let Some((m, entry)) = entries.first() else {
+            out.push(Check::new(
+                if required { Level::Fail } else { Level::Warn },
+                label,
+                "no ovhook hook (run ovhook install --harness claude-code)",
+            ));
+            continue;
+        };
+        let cmd = entry.get("command").and_then(Value::as_str).unwrap_or("");
+        let bin = first_word(cmd);
+        let runs = std::fs::metadata(&bin).is_ok_and(|m| {
+            use std::os::unix::fs::PermissionsExt;
+            m.is_file() && m.permissions().mode() & 0o111 != 0
+        });
+        out.push(if !runs {
+            Check::new(
+                Level::Fail,
+                label,
+                format!("{bin} is not an executable file (re-run ovhook install)"),
+            )
+        } else if *m != matcher {
+            Check::new(
+                Level::Warn,
+                label,
+                format!("matcher {m:?}, expected {matcher:?}"),
+            )
+        } else if !cmd.ends_with(sub) {
+            Check::new(Level::Warn, label, format!("runs {cmd:?}"))
+        } else if entries.len() > 1 {
+            Check::new(
+                Level::Warn,
+                label,
+                format!("{} ovhook hooks: every event runs twice", entries.len()),
+            )
+        } else {
+            Check::new(Level::Ok, label, cmd.to_string())
+        });
+    }
+    let mcp_path = user_file_path(home);
+    let mcp = std::fs::read(&mcp_path)
+        .ok()
+        .and_then(|b| parse_object(&b).ok())
+        .and_then(|r| r.get("mcpServers")?.get(MCP_NAME).cloned());
+    out.push(match mcp {
+        Some(m) if mentions_integration(&m) => Check::new(
+            Level::Ok,
+            "claude-code mcp",
+            format!("mcpServers.{MCP_NAME} in {}", mcp_path.display()),
+        ),
+        Some(_) => Check::new(
+            Level::Warn,
+            "claude-code mcp",
+            format!(
+                "mcpServers.{MCP_NAME} in {} is not ovhook's",
+                mcp_path.display()
+            ),
+        ),
+        None => Check::new(
+            Level::Ok,
+            "claude-code mcp",
+            "not installed (install --no-mcp, or uninstalled)",
+        ),
+    });
+    out
+}
