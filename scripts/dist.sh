@@ -56,6 +56,7 @@ if [ "$check" = 1 ]; then
   args=()
   for t in "${targets[@]}"; do args+=(--target "$t"); done
   [ -n "$bin_dir" ] && args+=(--bin-dir "$bin_dir")
+  export DIST_KEEP_STAGE=0
   bash "$0" "${args[@]}" --out "$scratch/a" >/dev/null
   sleep 1
   bash "$0" "${args[@]}" --out "$scratch/b" >/dev/null
@@ -149,6 +150,8 @@ for t in "${targets[@]}"; do
   fi
   tar --sort=name --format=gnu --mtime="@$epoch" --owner=0 --group=0 --numeric-owner \
     -C "$out" -cf - "$name" | gzip "-${DIST_GZIP_LEVEL:-9}" -n > "$out/$name.tar.gz"
+  # The check keeps only archives (disk: each stage holds three binaries).
+  [ "${DIST_KEEP_STAGE:-1}" = 1 ] || rm -rf "$stage"
   echo "dist.sh: $out/$name.tar.gz"
 done
 (cd "$out" && LC_ALL=C ls ./*.tar.gz | sed 's|^\./||' | xargs -d '\n' sha256sum > SHA256SUMS)

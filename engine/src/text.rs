@@ -12,7 +12,7 @@
 //! Tags match ASCII case-insensitively, blocks are removed non-greedily (the first
 //! closing tag after an opening tag ends the block) and an opening tag without a
 //! closing tag is left as it is, exactly like the anchor's regular expressions
-//! (anchor-behavior §5.3). The scanners are hand-written: no regex crate.
+//! (`docs/anchor-behaviours.md` §5.3). The scanners are hand-written: no regex crate.
 
 mod user;
 

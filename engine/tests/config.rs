@@ -739,7 +739,7 @@ fn mkfifo(p: &Path) {
 /// warning, at once; loading goes on with the other sources.
 #[rstest]
 #[case::fifo("fifo")]
-#[case::proc_fd("/proc/self/fd/1")]
+#[case::proc_fd_pipe("pipe")]
 #[case::dev_zero("/dev/zero")]
 #[case::directory("dir")]
 fn irregular_repo_config_is_skipped_without_blocking(#[case] target: &str) {
@@ -749,6 +749,15 @@ fn irregular_repo_config_is_skipped_without_blocking(#[case] target: &str) {
     match target {
         "fifo" => mkfifo(&path),
         "dir" => fs::create_dir(&path).expect("mkdir"),
+        // `/proc/self/fd/<n>` of a pipe nobody writes to: what a hostile repository points at
+        // (fd 1 itself is a regular file when the test's output is redirected to one).
+        "pipe" => {
+            let mut fds = [0; 2];
+            // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
+            assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+            std::os::unix::fs::symlink(format!("/proc/self/fd/{}", fds[0]), &path)
+                .expect("symlink");
+        }
         other => std::os::unix::fs::symlink(other, &path).expect("symlink"),
     }
     let l = fx.load();

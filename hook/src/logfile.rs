@@ -13,7 +13,6 @@ const MAX_LOG_BYTES: u64 = 8 << 20;
 
 struct FileLogger {
     path: PathBuf,
-    level: log::LevelFilter,
     file: Mutex<Option<File>>,
 }
 
@@ -36,7 +35,7 @@ impl FileLogger {
 
 impl log::Log for FileLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= self.level
+        metadata.level() <= log::max_level()
     }
 
     fn log(&self, record: &log::Record<'_>) {
@@ -67,18 +66,17 @@ impl log::Log for FileLogger {
 
 static LOGGER: OnceLock<FileLogger> = OnceLock::new();
 
-/// Installs the file logger (once per process). `debug` raises the level.
+/// Installs the file logger (once per process, at level info); `debug` raises the level (a
+/// later call may raise it once the configuration is known).
 pub fn init(debug: bool) {
     let logger = LOGGER.get_or_init(|| FileLogger {
         path: ov_engine::paths::log_file(&ov_engine::paths::state_root()),
-        level: if debug {
-            log::LevelFilter::Debug
-        } else {
-            log::LevelFilter::Info
-        },
         file: Mutex::new(None),
     });
     if log::set_logger(logger).is_ok() {
-        log::set_max_level(logger.level);
+        log::set_max_level(log::LevelFilter::Info);
+    }
+    if debug {
+        log::set_max_level(log::LevelFilter::Debug);
     }
 }

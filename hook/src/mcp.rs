@@ -1,5 +1,5 @@
 //! `ovhook mcp`: a stdio MCP server that proxies every message to OpenViking's streamable-HTTP
-//! MCP endpoint (anchor §2.6).
+//! MCP endpoint (`docs/anchor-behaviours.md` §2.6).
 //!
 //! # Design
 //!

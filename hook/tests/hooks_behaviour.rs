@@ -370,3 +370,68 @@ fn server_down_backs_off() {
         "connected inside the back-off"
     );
 }
+
+/// Every hook installs the logger before it can fail: a journal that cannot be opened is
+/// logged by each of them (PreToolUse included, which loads no configuration).
+#[test]
+fn every_hook_logs_its_errors() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.state()).unwrap();
+    // `journals` is a file: no session journal can be opened.
+    std::fs::write(env.state().join("journals"), b"not a folder").unwrap();
+    let log = env.state().join("ovhook.log");
+    for cmd in [
+        "pre-tool-use",
+        "session-start",
+        "user-prompt-submit",
+        "stop",
+    ] {
+        let _ = std::fs::remove_file(&log);
+        let payload = json!({
+            "session_id": "sess_log",
+            "hook_event_name": cmd,
+            "tool_name": "Read",
+            "tool_input": {"file_path": "viking://~/x"},
+            "prompt": "hello",
+        });
+        let out = env.run_with(&[cmd], payload.to_string().as_bytes(), &[]);
+        assert!(out.status.success(), "{cmd}");
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(
+            text.contains("ERROR") && text.contains("sess_log"),
+            "{cmd} logged nothing: {text:?}"
+        );
+    }
+}
+
+/// PreToolUse waits milliseconds, not seconds, for a journal lock another process holds: the
+/// denial is printed and the timeout logged with its (millisecond) wait.
+#[test]
+fn pre_tool_use_waits_milliseconds_for_a_held_journal_lock() {
+    let env = Env::new();
+    let payload = json!({
+        "session_id": "sess_locked",
+        "tool_name": "Read",
+        "tool_input": {"file_path": "viking://~/x"},
+    });
+    assert!(!env.hook("pre-tool-use", &payload).is_empty());
+    let lock = env.journal_dir("sess_locked").join(ov_journal::LOCK_FILE);
+    let _held = ov_journal::FileLock::try_exclusive(&lock, std::time::Duration::from_secs(5))
+        .unwrap()
+        .expect("lock taken");
+    let _ = std::fs::remove_file(env.state().join("ovhook.log"));
+    assert!(
+        !env.hook("pre-tool-use", &payload).is_empty(),
+        "still denied"
+    );
+    let log = std::fs::read_to_string(env.state().join("ovhook.log")).unwrap_or_default();
+    let waited = log
+        .split("timed out after ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no lock timeout logged: {log:?}"));
+    assert!(
+        waited.ends_with("ms") && !waited.ends_with("µs"),
+        "waited {waited}"
+    );
+}

@@ -94,8 +94,14 @@ fn bad_payloads_exit_0_and_are_journaled_as_malformed() {
             HookKind::PreToolUse,
             HookKind::Stop,
         ] {
+            // A payload over the cap is cut at the cap or, when the writer is slower than
+            // the read deadline (a loaded machine), at the deadline: both are journaled
+            // pass-throughs of a payload the hook refused to wait for.
+            let matches = |m: &String| {
+                m.contains(what) || (*name == "20mb" && m.contains("stdin still open"))
+            };
             assert!(
-                got.iter().any(|(k, m)| *k == kind && m.contains(what)),
+                got.iter().any(|(k, m)| *k == kind && matches(m)),
                 "{name}: no {kind:?} journaled with malformed ~ {what:?}: {got:?}"
             );
         }

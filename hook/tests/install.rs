@@ -307,7 +307,7 @@ fn unknown_event_keys_are_reported_by_name() {
         .is_some());
 }
 
-/// The anchor's installer output (§9), with a user hook next to it.
+/// What the Node plugin's installer writes (its hook commands), with a user hook next to it.
 fn node_plugin_config() -> Value {
     let env = "OPENVIKING_INTEGRATION_ID='openviking-memory' OPENVIKING_INTEGRATION_VERSION='0.1.1' OPENVIKING_HOOK_SOURCE='zcode'";
     let cmd = |script: &str| {

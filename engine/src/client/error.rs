@@ -1,4 +1,4 @@
-//! Typed failures of the OpenViking client and their retry classification (anchor §2.1).
+//! Typed failures of the OpenViking client and their retry classification (`docs/openviking-api.md`).
 
 /// A failed OpenViking call.
 ///

@@ -2,8 +2,8 @@
 //!
 //! # Context
 //!
-//! Every call goes to one OpenViking 0.5.2 server (`ClientConfig::base_url`) with the anchor's headers
-//! (§2.1): `Content-Type: application/json`, `Authorization: Bearer <key>` when a key is set,
+//! Every call goes to one OpenViking 0.5.2 server (`ClientConfig::base_url`) with the headers of
+//! `docs/openviking-api.md`: `Content-Type: application/json`, `Authorization: Bearer <key>` when a key is set,
 //! `X-OpenViking-Account`, `X-OpenViking-User`, `X-OpenViking-Actor-Peer` when set, and `User-Agent`.
 //!
 //! # Design
@@ -252,7 +252,7 @@ impl Client {
         Ok(())
     }
 
-    /// One request, normalised as in anchor §2.1. Returns `body.result ?? body` on success.
+    /// One request, normalised as `docs/openviking-api.md` says. Returns `body.result ?? body` on success.
     ///
     /// `timeout` overrides the configured one (recall uses the time left before its deadline).
     /// `on_sent` fires once the transport has taken the whole body, before the reply is read.

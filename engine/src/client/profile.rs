@@ -1,4 +1,4 @@
-//! The SessionStart profile block (anchor §2.4): profile.md plus preference and entity listings.
+//! The SessionStart profile block (`docs/anchor-behaviours.md` §2.4): profile.md plus preference and entity listings.
 
 use serde_json::Value;
 

@@ -1,4 +1,4 @@
-//! Recall for UserPromptSubmit: the anchor's three tiers (§2.3) under one deadline.
+//! Recall for UserPromptSubmit: the three tiers of `docs/anchor-behaviours.md` §2.3 under one deadline.
 //!
 //! ```text
 //!  tier 1  POST /api/v1/search/search  mode=context, session_id, dedup_turns 5   ──► block format A
@@ -111,7 +111,7 @@ fn quotas_json(q: &[(&'static str, usize)]) -> Value {
 }
 
 impl Client {
-    /// Builds the recall block for a prompt (anchor §2.3), within `req.deadline`.
+    /// Builds the recall block for a prompt (`docs/anchor-behaviours.md` §2.3), within `req.deadline`.
     ///
     /// Returns `Err` only when every tier that ran failed; the error is the last tier's.
     pub fn recall(&self, req: &RecallRequest) -> Result<RecallOutcome, ClientError> {

@@ -2,7 +2,7 @@
 //!
 //! # Context
 //!
-//! One line per model API call, not per turn (field-research a.5). A tool-using turn
+//! One line per model API call, not per turn (`docs/zcode-hooks.md`). A tool-using turn
 //! writes several lines sharing a `turnId`, each repeating the whole conversation in
 //! `request.messages`; a retry repeats a `requestId` with `attempt` > 1; `querySource`
 //! other than `main_turn` (titles, subagents) is not conversation; `messagesKind:"tail"`

@@ -175,7 +175,19 @@ impl Invocation {
 
     /// Opens the session's journal; None (logged) if it cannot be opened.
     pub fn open_store(&self) -> Option<SessionStore> {
-        match SessionStore::open(&self.journal_dir()) {
+        self.logged(SessionStore::open(&self.journal_dir()))
+    }
+
+    /// [`Invocation::open_store`] waiting at most `lock_wait` for the journal's lock.
+    pub fn open_store_waiting(&self, lock_wait: std::time::Duration) -> Option<SessionStore> {
+        self.logged(SessionStore::open_with(&self.journal_dir(), lock_wait))
+    }
+
+    fn logged(
+        &self,
+        opened: Result<SessionStore, ov_engine::store::StoreError>,
+    ) -> Option<SessionStore> {
+        match opened {
             Ok(s) => Some(s),
             Err(e) => {
                 log::error!("session {}: {e}", self.session_id);
@@ -209,6 +221,9 @@ pub fn load_config(cwd: &str) -> ov_engine::config::Config {
 
 /// Runs one hook event; never panics out, never exits non-zero, prints at most one line.
 pub fn run_guarded(event: HookEvent, harness: &'static dyn Harness) {
+    // Before anything can fail: every hook's errors and panics reach the log, including
+    // the hooks that never load the configuration (PreToolUse).
+    crate::logfile::init(false);
     std::panic::set_hook(Box::new(|info| {
         log::error!("panic in hook: {info}");
     }));

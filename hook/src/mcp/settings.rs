@@ -22,7 +22,7 @@ pub struct McpSettings {
     pub api_key: Option<String>,
     pub account: Option<String>,
     pub user: Option<String>,
-    /// The explicit peer only (anchor §2.6: the workspace-derived peer is not used here).
+    /// The explicit peer only (`docs/anchor-behaviours.md` §2.6: the workspace-derived peer is not used here).
     pub actor_peer: Option<String>,
     pub user_agent: String,
     pub timeout: Duration,
@@ -65,7 +65,7 @@ impl McpSettings {
     /// The proxy's view of a loaded configuration.
     ///
     /// * url: `Config::mcp_url` (`mcp_url`, else `<server url>/mcp`), trailing `/` stripped;
-    /// * peer: the explicit `peer.id` only (anchor §2.6: no workspace-derived peer here);
+    /// * peer: the explicit `peer.id` only (`docs/anchor-behaviours.md` §2.6: no workspace-derived peer here);
     /// * timeout: `network.timeout`, at least [`DEFAULT_TIMEOUT`] (tool calls such as `search`
     ///   are slower than the hooks' calls, which the network settings are tuned for);
     /// * watched: `ovcli.conf` and the workspace registry file, the sources that may set the

@@ -1,4 +1,4 @@
-//! Server-sent events framing of a streamable-HTTP reply (anchor §2.6).
+//! Server-sent events framing of a streamable-HTTP reply (`docs/anchor-behaviours.md` §2.6).
 //!
 //! Lines end with `\n` or `\r\n`; a blank line ends an event; `:` lines are comments; only
 //! `data` fields count (one leading space after the colon is stripped); the data lines of an

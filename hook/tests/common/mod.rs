@@ -322,7 +322,7 @@ pub fn stop_payload(sid: &str, turn: &Turn, cwd: &Path) -> Value {
     v
 }
 
-/// Appends one complete `model_io` line for `turn` to the rollout (field-research a.5): the
+/// Appends one complete `model_io` line for `turn` to the rollout (`docs/zcode-hooks.md`): the
 /// request repeats the conversation so far, the response is the final answer.
 pub fn append_rollout(path: &Path, sid: &str, history: &mut Vec<Value>, turn: &Turn) {
     if let Some(dir) = path.parent() {

@@ -2,7 +2,7 @@
 //!
 //! Pure: the server's message list in, counts out, so the rules are tested without a server.
 //!
-//! Rules (PRODUCT.md, `simulate`):
+//! Rules (the `ovreplay simulate` contract):
 //! * `expected`: complete turns of the session.
 //! * `delivered`: expected turns for which the server holds at least one user message and
 //!   one assistant message with that `turn_id` (a role whose content is only `<private>` spans
@@ -201,7 +201,7 @@ mod tests {
     #[test]
     fn the_node_plugin_shape_is_caught() {
         // The prompt once per model call and every narration as its own message: a 3-call turn
-        // sends 6 messages instead of 2 (PRODUCT.md).
+        // sends 6 messages instead of 2 (`docs/anchor-behaviours.md` §10.2).
         let exp = [turn("t0")];
         let msgs = [
             msg("user", Some("t0"), "prompt t0"),

@@ -1,4 +1,4 @@
-//! The `--faults SPEC` grammar (PRODUCT.md, "Command contracts"):
+//! The `--faults SPEC` grammar (the `ovreplay simulate --faults` contract):
 //!
 //! ```text
 //! SPEC  := FAULT ( "," FAULT )*

@@ -215,7 +215,7 @@ impl Running {
     }
 }
 
-/// ZCode's output rules (field-research a.4): empty, or exactly
+/// ZCode's output rules (`docs/zcode-hooks.md`): empty, or exactly
 /// `{"hookSpecificOutput":{"hookEventName":EVENT,…}}`; Stop must print nothing.
 pub fn check_output(event: &str, stdout: &[u8]) -> Result<(), String> {
     if stdout.iter().all(u8::is_ascii_whitespace) {
@@ -248,7 +248,7 @@ pub fn check_output(event: &str, stdout: &[u8]) -> Result<(), String> {
     }
 }
 
-/// Builds payloads with the fields every ZCode event carries (field-research a.3).
+/// Builds payloads with the fields every ZCode event carries (`docs/zcode-hooks.md`).
 pub struct Payloads {
     /// `sessionId`.
     pub session_id: String,

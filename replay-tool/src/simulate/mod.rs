@@ -43,7 +43,7 @@ use hooks::{HookEnv, HookStats};
 use server::ServerAccess;
 use session::Session;
 
-/// What `simulate --json` prints. The first four keys are the contract (PRODUCT.md); the rest
+/// What `simulate --json` prints. The first four keys are the contract (README, `ovreplay simulate`); the rest
 /// is diagnostics.
 #[derive(Debug, Serialize)]
 struct Report {
@@ -449,7 +449,7 @@ fn base_env(home: &Path, state: &Path, scratch: &Path) -> BTreeMap<OsString, OsS
     vars.insert("HOME".into(), home.into());
     vars.insert("OVHOOK_STATE_DIR".into(), state.into());
     vars.insert("TMPDIR".into(), scratch.into());
-    // ZCode injects its version into every hook (field-research a.1).
+    // ZCode injects its version into every hook (`docs/zcode-hooks.md`).
     vars.insert("ZCODE_APP_VERSION".into(), "0.15.0-ovreplay".into());
     vars
 }

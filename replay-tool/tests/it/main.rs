@@ -1,4 +1,4 @@
-//! ovreplay's integration tests: one binary (house style 16).
+//! ovreplay's integration tests: one binary (one test binary per crate).
 
 mod cli;
 mod compact;

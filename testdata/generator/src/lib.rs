@@ -1,5 +1,5 @@
 //! Generators for `testdata/`: ZCode rollout sessions in the real `model_io` line format
-//! (field-research a.5), each with the messages a correct first capture sends.
+//! (`docs/zcode-hooks.md`), each with the messages a correct first capture sends.
 //!
 //! # Design
 //!

@@ -1,4 +1,4 @@
-//! Writing a [`SessionSpec`] as ZCode `model_io` lines (field-research a.5).
+//! Writing a [`SessionSpec`] as ZCode `model_io` lines (`docs/zcode-hooks.md`).
 
 use std::io::{self, Write};
 
@@ -20,7 +20,7 @@ pub struct Written {
     pub bytes: u64,
     /// Messages OpenViking's Node plugin would send on a first capture of this file: per
     /// parsable line, the last user message and the response text, when non-empty after
-    /// its injected-block filter (anchor-behavior §10.2).
+    /// its injected-block filter (`docs/anchor-behaviours.md` §10.2).
     pub anchor_messages: usize,
 }
 

@@ -4,7 +4,7 @@
 //! # Context
 //! `viking://…` URIs name OpenViking's virtual filesystem. A model that tries to `Read`,
 //! `Glob` or `Grep` one gets a local "file not found"; the guard denies the call instead and
-//! tells the model which OpenViking MCP tool to use (anchor §8).
+//! tells the model which OpenViking MCP tool to use (`docs/anchor-behaviours.md` §8).
 //!
 //! # Design
 //! This is the hook hot path: no config, no HTTP, no regex crate, and no allocation except the
@@ -13,7 +13,7 @@
 //! | form | example | reported as |
 //! |---|---|---|
 //! | URI | `cat VIKING://user/x` | `VIKING://user/x` (case kept) |
-//! | normalised by the harness (P2) | `/cwd/viking:/~/memories/x.md` | `viking://~/memories/x.md` |
+//! | normalised by the harness (§8) | `/cwd/viking:/~/memories/x.md` | `viking://~/memories/x.md` |
 //!
 //! The URI form needs a word boundary before `viking` (as the anchor's `\b`); the normalised form
 //! needs `viking:` to be a whole path segment (`/` before it, `/` or the end after it), so text
@@ -90,7 +90,7 @@ pub fn deny(tool_name: Option<&str>, tool_input: Option<&Value>) -> Option<Denia
 }
 
 /// The first `viking://` URI in an object input: priority keys first, then every string in the
-/// object, depth first. Non-object inputs never match (anchor §8).
+/// object, depth first. Non-object inputs never match (`docs/anchor-behaviours.md` §8).
 fn find_viking_uri(input: &Value) -> Option<Hit<'_>> {
     let obj = input.as_object()?;
     for key in PRIORITY_KEYS {
@@ -170,7 +170,7 @@ fn take_uri_chars(s: &str) -> &str {
     &s[..end]
 }
 
-/// The three-line reason of anchor §8.
+/// The three-line reason of `docs/anchor-behaviours.md` §8.
 fn reason(tool: Tool, hit: Hit<'_>, input: &Value) -> String {
     let Hit { scheme, rest } = hit;
     let pattern = input.get("pattern");

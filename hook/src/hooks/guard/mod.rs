@@ -12,6 +12,10 @@ mod detect;
 
 use super::{journal, Invocation};
 
+/// The longest the guard waits for the journal's lock: the agent's tool call waits on it, and
+/// a denial does not need the journal.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// ZCode's default output cap, when its configuration sets none.
 const DEFAULT_MAX_OUTPUT: usize = 32768;
 
@@ -21,7 +25,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         inv.input.tool_name.as_deref(),
         inv.input.tool_input.as_ref(),
     );
-    if let Some(store) = inv.open_store() {
+    if let Some(store) = inv.open_store_waiting(LOCK_WAIT) {
         let mut received = inv.received(HookKind::PreToolUse, false);
         received.denied_uri = denial.as_ref().map(|d| d.uri.clone());
         journal(&store, Event::HookReceived(received), Durability::Buffered);
