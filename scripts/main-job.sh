@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The main job: play a recorded ZCode session (testdata/sessions/, ZCode's real model_io
-# rollout format) through the real ovhook binary exactly as ZCode would fire its hooks, on
-# journal only (OPENVIKING_URL=off: no server, whatever runs on OpenViking's default port), and
-# print what was captured.
+# The main job: play a recorded session through the real ovhook binary exactly as its agent
+# would fire its hooks, on journal only (OPENVIKING_URL=off: no server, whatever runs on
+# OpenViking's default port), and print what was captured. The recording is a ZCode rollout
+# (testdata/sessions/, ZCode's real model_io format) or a Claude Code session transcript
+# (testdata/agents/claude-code/recorded/transcript.jsonl, played through
+# `ovhook --harness claude-code`); ovreplay simulate tells them apart.
 #
-#   bash scripts/main-job.sh [ROLLOUT.jsonl] [extra ovreplay simulate flags, e.g. --faults drop-stop@3]
+#   bash scripts/main-job.sh [RECORDING.jsonl] [extra ovreplay simulate flags, e.g. --faults drop-stop@3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # No server: without a URL ovhook would use OpenViking's local default http://127.0.0.1:1933.

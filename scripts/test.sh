@@ -86,5 +86,6 @@ echo "== format, lints, docs"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+bash scripts/check-architecture.sh
 echo "== disk after the run: $(df -h . | awk 'NR==2 {print $4 " free of " $2}')"
 echo "== all checks passed"

@@ -24,8 +24,11 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::event::Envelope;
 use crate::projector::State;
 
-/// Version byte written by this build.
+/// Version byte of event records written by this build.
 pub const CODEC_VERSION: u8 = 1;
+/// Version byte of snapshots written by this build. Version 1 is the same layout without the
+/// last field of [`State`] (`acks_unverified`, decoded as `false`).
+pub const SNAPSHOT_VERSION: u8 = 2;
 /// Tag of an event record.
 pub const TAG_EVENT: u8 = 1;
 /// Tag of a state snapshot record.
@@ -75,31 +78,38 @@ fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<MAX_BODY>()
 }
 
-fn encode_tagged<T: Serialize>(tag: u8, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+fn encode_tagged<T: Serialize>(
+    version: u8,
+    tag: u8,
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
     out.clear();
-    out.push(CODEC_VERSION);
+    out.push(version);
     out.push(tag);
     bincode::serde::encode_into_std_write(value, out, config())
         .map_err(|e| CodecError::Encode(e.to_string()))?;
     Ok(())
 }
 
-fn decode_tagged<T: DeserializeOwned>(tag: u8, bytes: &[u8]) -> Result<T, CodecError> {
+/// Splits `{ version | tag | body }`, checking the tag; returns the version and the body.
+fn split_tagged(tag: u8, bytes: &[u8]) -> Result<(u8, &[u8]), CodecError> {
     let (&version, rest) = bytes
         .split_first()
         .ok_or(CodecError::TooShort { len: bytes.len() })?;
     let (&found, body) = rest
         .split_first()
         .ok_or(CodecError::TooShort { len: bytes.len() })?;
-    if version != CODEC_VERSION {
-        return Err(CodecError::UnknownVersion { version });
-    }
-    if found != tag {
+    if found != tag && matches!(version, CODEC_VERSION | SNAPSHOT_VERSION) {
         return Err(CodecError::WrongTag {
             found,
             expected: tag,
         });
     }
+    Ok((version, body))
+}
+
+fn decode_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, CodecError> {
     let (value, used) = bincode::serde::decode_from_slice::<T, _>(body, config())
         .map_err(|e| CodecError::Body(e.to_string()))?;
     if used != body.len() {
@@ -110,9 +120,17 @@ fn decode_tagged<T: DeserializeOwned>(tag: u8, bytes: &[u8]) -> Result<T, CodecE
     Ok(value)
 }
 
+fn decode_tagged<T: DeserializeOwned>(tag: u8, bytes: &[u8]) -> Result<T, CodecError> {
+    let (version, body) = split_tagged(tag, bytes)?;
+    if version != CODEC_VERSION {
+        return Err(CodecError::UnknownVersion { version });
+    }
+    decode_body(body)
+}
+
 /// Encodes an event record into `out` (cleared first; reuse it across calls).
 pub fn encode_event(envelope: &Envelope, out: &mut Vec<u8>) -> Result<(), CodecError> {
-    encode_tagged(TAG_EVENT, envelope, out)
+    encode_tagged(CODEC_VERSION, TAG_EVENT, envelope, out)
 }
 
 /// Decodes an event record.
@@ -120,14 +138,28 @@ pub fn decode_event(bytes: &[u8]) -> Result<Envelope, CodecError> {
     decode_tagged(TAG_EVENT, bytes)
 }
 
-/// Encodes a state snapshot.
+/// Encodes a state snapshot ([`SNAPSHOT_VERSION`]).
+// Format: { version:u8 (2) | tag:u8 (2) | body: bincode(State) }
 pub fn encode_snapshot(state: &State, out: &mut Vec<u8>) -> Result<(), CodecError> {
-    encode_tagged(TAG_SNAPSHOT, state, out)
+    encode_tagged(SNAPSHOT_VERSION, TAG_SNAPSHOT, state, out)
 }
 
-/// Decodes a state snapshot.
+/// Decodes a state snapshot of version 1 or 2.
+// Format v1: { version:u8 (1) | tag:u8 (2) | body: bincode(State without `acks_unverified`) }
+//   bincode writes fields in order and `acks_unverified` is the last one, so a v1 body followed
+//   by the encoding of `false` (one 0 byte) is the v2 body of the same state.
 pub fn decode_snapshot(bytes: &[u8]) -> Result<State, CodecError> {
-    decode_tagged(TAG_SNAPSHOT, bytes)
+    let (version, body) = split_tagged(TAG_SNAPSHOT, bytes)?;
+    match version {
+        SNAPSHOT_VERSION => decode_body(body),
+        1 => {
+            let mut v2 = Vec::with_capacity(body.len() + 1);
+            v2.extend_from_slice(body);
+            v2.push(0);
+            decode_body(&v2)
+        }
+        version => Err(CodecError::UnknownVersion { version }),
+    }
 }
 
 #[cfg(test)]
@@ -209,6 +241,65 @@ mod tests {
             assert_eq!(hex(&buf), want, "golden bytes changed for {env:?}");
             assert_eq!(&decode_event(&buf).expect("decode"), env);
         }
+    }
+
+    /// The events added for journal damage, appended to the enum: old variants keep their bytes.
+    #[test]
+    fn golden_bytes_of_the_damage_events() {
+        let cases = [
+            (
+                Event::JournalDamaged {
+                    segment: 1,
+                    offset: 32,
+                    len: 7,
+                    reason: "x".into(),
+                },
+                "01010101140120070178",
+            ),
+            (
+                Event::AllReconciled {
+                    present: vec![DedupKey::for_turn("t", Role::User)],
+                },
+                "0101010115010b7475726e3a743a75736572",
+            ),
+        ];
+        let mut buf = Vec::new();
+        for (event, want) in cases {
+            let env = Envelope {
+                at_ms: 1,
+                pid: 1,
+                event,
+            };
+            encode_event(&env, &mut buf).expect("encode");
+            assert_eq!(hex(&buf), want, "{env:?}");
+            assert_eq!(decode_event(&buf).expect("decode"), env);
+        }
+    }
+
+    /// A version-1 snapshot (written before `acks_unverified` existed) still decodes.
+    #[test]
+    fn version_1_snapshots_decode_with_acks_verified() {
+        let mut state = State::fold(&sample());
+        let mut buf = Vec::new();
+        encode_snapshot(&state, &mut buf).expect("encode");
+        assert_eq!(buf[0], SNAPSHOT_VERSION);
+        assert_eq!(
+            buf.last(),
+            Some(&0),
+            "acks_unverified=false is the last byte"
+        );
+        let mut v1 = buf[..buf.len() - 1].to_vec();
+        v1[0] = 1;
+        assert_eq!(decode_snapshot(&v1).expect("v1"), state);
+        state.acks_unverified = true;
+        encode_snapshot(&state, &mut buf).expect("encode");
+        assert_eq!(decode_snapshot(&buf).expect("v2"), state);
+        let mut newer = buf.clone();
+        newer[0] = SNAPSHOT_VERSION + 1;
+        assert!(matches!(
+            decode_snapshot(&newer),
+            Err(CodecError::UnknownVersion { .. })
+        ));
     }
 
     #[test]

@@ -307,6 +307,26 @@ pub enum Event {
         /// `X-Request-Id` header.
         trace_id: String,
     },
+    /// Part of the journal cannot be read (a damaged range, or a snapshot that does not decode
+    /// with the segments before it removed): events in it are lost, so no absent acknowledgement
+    /// can be trusted any more. Until [`Event::AllReconciled`], every message not known to be
+    /// acknowledged is checked against the server before anything is sent.
+    JournalDamaged {
+        /// Segment of the damaged range.
+        segment: u64,
+        /// Its offset in that segment.
+        offset: u64,
+        /// Its length in bytes.
+        len: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// After [`Event::JournalDamaged`], every message not known to be acknowledged was checked
+    /// against the session's messages on the server (by turn id and role).
+    AllReconciled {
+        /// Keys the server already holds (acknowledged now); the others stay to be sent.
+        present: Vec<DedupKey>,
+    },
 }
 
 impl Event {
@@ -333,6 +353,8 @@ impl Event {
             Event::ServerReachable => "server-reachable",
             Event::Problem { .. } => "problem",
             Event::CommitTraced { .. } => "commit-traced",
+            Event::JournalDamaged { .. } => "journal-damaged",
+            Event::AllReconciled { .. } => "all-reconciled",
         }
     }
 

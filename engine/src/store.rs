@@ -4,11 +4,20 @@
 //! record that does not decode (written by a newer ovhook, or damaged in a way
 //! the frame checksum could not see) is skipped and reported, never fatal: the
 //! hooks must keep working on whatever is readable.
+//!
+//! # Damage
+//!
+//! A damaged range of the journal is kept in place and read around (the
+//! journal resynchronises on the next whole frame); appends go on after it.
+//! Events inside it are lost, so an acknowledgement may be missing: the first
+//! fold that meets an unreported damaged range journals
+//! [`Event::JournalDamaged`], and the projector then has every message not
+//! known to be acknowledged checked with the server before anything is sent.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ov_journal::{Durability, FrameKind, Journal, Options, Position};
+use ov_journal::{Damage, Durability, Entry, FrameKind, Journal, Options, Position};
 
 use crate::codec::{self, CodecError};
 use crate::event::{Envelope, Event};
@@ -65,6 +74,14 @@ pub struct Folded {
     pub snapshot_segment: Option<u64>,
     /// Records folded after that snapshot (or from the start).
     pub records_after_snapshot: u64,
+    /// Damaged ranges the fold read around (their events are lost).
+    pub damage: Vec<Damage>,
+    /// Acknowledged state may be missing: a damaged range was met, or the fold could not
+    /// reach back to the journal's first event (no snapshot it could decode, older segments
+    /// removed).
+    pub lost: bool,
+    /// What was lost and has no [`Event::JournalDamaged`] after it yet.
+    pub unreported: Vec<Event>,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -101,63 +118,13 @@ impl SessionStore {
             lock_timeout,
             ..Options::default()
         };
-        match Journal::open(dir, opts.clone()) {
+        match Journal::open(dir, opts) {
             Ok(journal) => Ok(SessionStore { journal }),
-            Err(ov_journal::Error::Corruption { offset, kind, .. }) => Self::quarantine(
-                dir,
-                opts,
-                &format!("corruption at offset {offset}: {kind:?}"),
-            ),
             Err(source) => Err(StoreError::Journal {
                 path: dir.to_path_buf(),
                 source,
             }),
         }
-    }
-
-    /// A journal whose active segment is corrupt can take no appends. Its
-    /// readable prefix is folded, the directory moved aside to
-    /// `<dir>.corrupt-<ms>` (kept for `ovreplay`), and a fresh journal starts
-    /// with a snapshot of that state. Events after the damage are unknown, so
-    /// every message not known to be acknowledged is put in doubt: the next
-    /// worker asks the server what it holds before sending anything.
-    fn quarantine(dir: &Path, opts: Options, why: &str) -> Result<SessionStore, StoreError> {
-        let jerr = |source| StoreError::Journal {
-            path: dir.to_path_buf(),
-            source,
-        };
-        let state = ov_journal::Reader::open(dir, opts.lock_timeout)
-            .map(|r| fold_reader(&r).state)
-            .unwrap_or_default();
-        let aside = dir.with_extension(format!("corrupt-{}", now_ms()));
-        std::fs::rename(dir, &aside).map_err(|source| StoreError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        log::warn!(
-            "journal {}: {why}; moved to {} and restarted from its readable prefix",
-            dir.display(),
-            aside.display()
-        );
-        let journal = Journal::open(dir, opts).map_err(jerr)?;
-        let store = SessionStore { journal };
-        let mut buf = Vec::new();
-        codec::encode_snapshot(&state, &mut buf).map_err(StoreError::Encode)?;
-        store.journal.roll_with_snapshot(&buf).map_err(jerr)?;
-        let unsettled: Vec<_> = state.outbox().into_iter().map(|(k, _)| k.clone()).collect();
-        let mut events = vec![Event::Problem {
-            context: "journal".into(),
-            message: format!("{why}; restarted from {}", aside.display()),
-        }];
-        if !unsettled.is_empty() {
-            events.push(Event::SendStarted {
-                send_id: state.next_send_id,
-                keys: unsettled,
-                single: false,
-            });
-        }
-        store.append_all(events, Durability::Sync)?;
-        Ok(store)
     }
 
     /// Folds and, when more than `max_records` records follow the latest
@@ -181,12 +148,19 @@ impl SessionStore {
             _ => 0,
         };
         let active_bytes = end.offset.saturating_sub(records_start);
-        let folded = fold_reader(&reader);
+        // Counting frames (no decoding) is enough to decide.
+        let from = reader
+            .latest_snapshot()
+            .map_or(reader.start(), |s| s.position);
+        let records = reader
+            .entries_from(from)
+            .filter(|e| matches!(e, Ok(Entry::Frame(f)) if f.kind == FrameKind::Record))
+            .count() as u64;
         drop(reader);
-        if folded.records_after_snapshot <= max_records && active_bytes <= max_active_bytes {
+        if records <= max_records && active_bytes <= max_active_bytes {
             return Ok(false);
         }
-        if folded.records_after_snapshot == 0 {
+        if records == 0 {
             return Ok(false);
         }
         self.compact()?;
@@ -265,74 +239,193 @@ impl SessionStore {
         Ok(fold_reader(&reader))
     }
 
+    /// [`SessionStore::fold`], then journals [`Event::JournalDamaged`] for whatever it found lost
+    /// and not yet reported (once per damaged range), folded into the returned state. Every
+    /// writer that acts on the state (a worker, a compaction) folds with this.
+    pub fn fold_reporting_damage(&self) -> Result<Folded, StoreError> {
+        let mut folded = self.fold()?;
+        let events = std::mem::take(&mut folded.unreported);
+        if events.is_empty() {
+            return Ok(folded);
+        }
+        for e in &events {
+            log::warn!("journal {}: {e:?}", self.dir().display());
+        }
+        self.append_all(events, Durability::Sync)?;
+        // Damage is rare: fold again rather than guess where others' appends fell.
+        self.fold()
+    }
+
     /// Every decodable event with its position (for `ovreplay dump` / `why`),
-    /// from the first segment still on disk.
+    /// from the first segment still on disk; damaged ranges are read around.
     pub fn events(&self) -> Result<Vec<DecodedRecord>, StoreError> {
         let reader = self.journal.reader().map_err(|e| self.err(e))?;
         let mut out = Vec::new();
-        for frame in reader.frames() {
-            let frame = frame.map_err(|e| self.err(e))?;
-            if frame.kind == FrameKind::Record {
-                out.push((frame.position, codec::decode_event(frame.payload)));
+        for entry in reader.entries() {
+            if let Entry::Frame(frame) = entry.map_err(|e| self.err(e))? {
+                if frame.kind == FrameKind::Record {
+                    out.push((frame.position, codec::decode_event(frame.payload)));
+                }
             }
         }
         Ok(out)
     }
 
     /// Rolls the journal to a new segment that starts with a snapshot of the
-    /// current state, so later opens fold only what comes after it.
+    /// current state, so later opens fold only what comes after it. The roll
+    /// happens only if nothing was appended since the fold (checked under the
+    /// journal lock); otherwise the new events are folded in and it tries again,
+    /// so an event appended meanwhile is never left behind the snapshot.
     pub fn compact(&self) -> Result<Position, StoreError> {
-        let folded = self.fold()?;
+        // Damage behind the snapshot is never read again: report it first.
+        let mut folded = self.fold_reporting_damage()?;
         let mut buf = Vec::new();
-        codec::encode_snapshot(&folded.state, &mut buf).map_err(StoreError::Encode)?;
-        self.journal
-            .roll_with_snapshot(&buf)
-            .map_err(|e| self.err(e))
+        for _ in 0..64 {
+            codec::encode_snapshot(&folded.state, &mut buf).map_err(StoreError::Encode)?;
+            if let Some(pos) = self
+                .journal
+                .roll_with_snapshot_if_end(folded.end, &buf)
+                .map_err(|e| self.err(e))?
+            {
+                return Ok(pos);
+            }
+            let reader = self.journal.reader().map_err(|e| self.err(e))?;
+            folded = match fold_after(&reader, folded.state.clone(), folded.end) {
+                Some(f) => f,
+                // Rolled or removed by someone else meanwhile: start over.
+                None => self.fold_reporting_damage()?,
+            };
+        }
+        Err(self.err(ov_journal::Error::LockTimeout {
+            path: self.dir().join(ov_journal::LOCK_FILE),
+            waited: Duration::ZERO,
+        }))
     }
 }
 
-/// Folds what a reader sees: the latest snapshot, then every record after it.
-/// A read error ends the fold (reported in `skipped`); an undecodable record is skipped.
+/// `state` (the fold up to `end`) with the records after `end` applied; None when `end` is no
+/// longer the start of what follows (the journal was rolled, or damage lies after it).
+fn fold_after(reader: &ov_journal::Reader, mut state: State, end: Position) -> Option<Folded> {
+    if reader.end().segment != end.segment {
+        return None;
+    }
+    let mut records = 0;
+    let mut skipped = Vec::new();
+    for entry in reader.entries_from(end) {
+        match entry.ok()? {
+            Entry::Damage(_) => return None,
+            Entry::Frame(f) if f.kind == FrameKind::Record => {
+                records += 1;
+                match codec::decode_event(f.payload) {
+                    Ok(env) => state.apply(&env),
+                    Err(e) => skipped.push(SkippedRecord {
+                        position: f.position,
+                        reason: e.to_string(),
+                    }),
+                }
+            }
+            Entry::Frame(_) => return None,
+        }
+    }
+    Some(Folded {
+        state,
+        end: reader.end(),
+        skipped,
+        from_snapshot: false,
+        snapshot_segment: None,
+        records_after_snapshot: records,
+        damage: Vec::new(),
+        lost: false,
+        unreported: Vec::new(),
+    })
+}
+
+/// Folds what a reader sees: the newest snapshot that decodes (else every event
+/// from the start), then every record after it, reading around damaged ranges.
+/// An undecodable record is skipped and reported.
 pub fn fold_reader(reader: &ov_journal::Reader) -> Folded {
     let mut skipped = Vec::new();
     let mut records_after_snapshot = 0u64;
-    let (mut state, start, from_snapshot) = match reader.latest_snapshot() {
-        Some(frame) => match codec::decode_snapshot(frame.payload) {
-            Ok(state) => (state, frame.position, true),
-            Err(e) => {
-                skipped.push(SkippedRecord {
-                    position: frame.position,
-                    reason: format!("snapshot: {e}"),
-                });
-                (State::default(), reader.start(), false)
+    let mut base = None;
+    for frame in reader.snapshots() {
+        match codec::decode_snapshot(frame.payload) {
+            Ok(state) => {
+                base = Some((state, frame.position));
+                break;
             }
-        },
-        None => (State::default(), reader.start(), false),
-    };
-    let mut end = start;
-    for frame in reader.frames_from(start) {
-        let frame = match frame {
-            Ok(f) => f,
+            Err(e) => skipped.push(SkippedRecord {
+                position: frame.position,
+                reason: format!("snapshot: {e}"),
+            }),
+        }
+    }
+    let from_snapshot = base.is_some();
+    let (mut state, start) = base.unwrap_or_else(|| (State::default(), reader.start()));
+    // Older segments were removed, and no snapshot that covers them decodes.
+    let lost_prefix = !from_snapshot && start.segment > 0;
+    let mut damage = Vec::new();
+    let mut reported = std::collections::BTreeSet::new();
+    for entry in reader.entries_from(start) {
+        let frame = match entry {
+            Ok(Entry::Frame(f)) => f,
+            Ok(Entry::Damage(d)) => {
+                damage.push(d);
+                continue;
+            }
             Err(e) => {
                 skipped.push(SkippedRecord {
-                    position: end,
+                    position: start,
                     reason: format!("read stopped: {e}"),
                 });
                 break;
             }
         };
-        end = frame.position;
         if frame.kind != FrameKind::Record {
             continue;
         }
         records_after_snapshot += 1;
         match codec::decode_event(frame.payload) {
-            Ok(env) => state.apply(&env),
+            Ok(env) => {
+                if let Event::JournalDamaged {
+                    segment, offset, ..
+                } = &env.event
+                {
+                    reported.insert((*segment, *offset));
+                }
+                state.apply(&env);
+            }
             Err(e) => skipped.push(SkippedRecord {
                 position: frame.position,
                 reason: e.to_string(),
             }),
         }
+    }
+    let mut unreported: Vec<Event> = damage
+        .iter()
+        .filter(|d| !reported.contains(&(d.segment, d.offset)))
+        .map(|d| Event::JournalDamaged {
+            segment: d.segment,
+            offset: d.offset,
+            len: d.len,
+            reason: d.kind.to_string(),
+        })
+        .collect();
+    let first_snapshot = skipped
+        .iter()
+        .find(|s| s.position.segment == start.segment && s.reason.starts_with("snapshot"));
+    if lost_prefix
+        && !reported.contains(&(start.segment, start.offset))
+        && !damage.iter().any(|d| d.position() == start)
+    {
+        unreported.push(Event::JournalDamaged {
+            segment: start.segment,
+            offset: start.offset,
+            len: 0,
+            reason: match first_snapshot {
+                Some(s) => format!("segments before {} removed; {}", start.segment, s.reason),
+                None => format!("segments before {} removed", start.segment),
+            },
+        });
     }
     Folded {
         state,
@@ -341,10 +434,14 @@ pub fn fold_reader(reader: &ov_journal::Reader) -> Folded {
         snapshot_segment: from_snapshot.then_some(start.segment),
         from_snapshot,
         records_after_snapshot,
+        lost: lost_prefix || !damage.is_empty(),
+        damage,
+        unreported,
     }
 }
 
-/// Journal directories of every session under a state root.
+/// Journal directories of every session under a state root. Directories an
+/// older build moved aside as corrupt (`<session>.corrupt-<ms>`) are not sessions.
 pub fn session_dirs(root: &Path) -> Vec<PathBuf> {
     let dir = crate::paths::journals_dir(root);
     let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -353,6 +450,7 @@ pub fn session_dirs(root: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| !e.file_name().to_string_lossy().contains(".corrupt-"))
         .map(|e| e.path())
         .collect();
     v.sort();

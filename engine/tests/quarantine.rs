@@ -17,8 +17,56 @@ fn planned(turn: &str, role: Role) -> PlannedMessage {
     }
 }
 
+fn filler(store: &SessionStore, n: u64) {
+    for i in 0..n {
+        store
+            .append(
+                Event::Problem {
+                    context: "filler".into(),
+                    message: format!("{i}"),
+                },
+                Durability::Sync,
+            )
+            .expect("filler");
+    }
+}
+
+fn segment_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .expect("ls")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ovj"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn flip(path: &std::path::Path, at: usize) {
+    let mut bytes = std::fs::read(path).expect("read");
+    bytes[at] ^= 0x40;
+    std::fs::write(path, &bytes).expect("write");
+}
+
+fn corrupt_dirs(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir.parent().expect("parent"))
+        .expect("ls")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
+        .count()
+}
+
+fn damage_events(store: &SessionStore) -> usize {
+    store
+        .events()
+        .expect("events")
+        .iter()
+        .filter(|(_, e)| matches!(e, Ok(env) if matches!(env.event, Event::JournalDamaged { .. })))
+        .count()
+}
+
 #[test]
-fn corrupt_active_segment_is_quarantined_and_unsettled_work_put_in_doubt() {
+fn damage_in_the_active_segment_is_read_around_reported_once_and_never_moved_aside() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("journals").join("sess_q");
     {
@@ -44,55 +92,127 @@ fn corrupt_active_segment_is_quarantined_and_unsettled_work_put_in_doubt() {
         store
             .append(Event::SendAcked { send_id: 0 }, Durability::Sync)
             .expect("ack");
-        for i in 0..5 {
-            store
-                .append(
-                    Event::Problem {
-                        context: "filler".into(),
-                        message: format!("{i}"),
-                    },
-                    Durability::Sync,
-                )
-                .expect("filler");
-        }
+        filler(&store, 5);
+        store
+            .append(
+                Event::MessagesPlanned {
+                    messages: vec![planned("t2", Role::User)],
+                },
+                Durability::Sync,
+            )
+            .expect("plan after");
     }
-    // Flip a byte inside the last-but-one record: a bad frame followed by a valid one.
-    let seg = std::fs::read_dir(&dir)
-        .expect("ls")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "ovj"))
-        .expect("segment");
-    let mut bytes = std::fs::read(&seg).expect("read");
-    let at = bytes.len() - 60;
-    bytes[at] ^= 0x40;
-    std::fs::write(&seg, &bytes).expect("write");
+    // Flip a byte inside the second filler record: a bad frame followed by valid ones.
+    let seg = segment_files(&dir).remove(0);
+    let events = SessionStore::open(&dir)
+        .expect("open")
+        .events()
+        .expect("events");
+    let filler_at = events[4].0.offset as usize;
+    flip(&seg, filler_at + 20);
 
-    let store = SessionStore::open(&dir).expect("quarantined open succeeds");
-    let st = store.fold().expect("fold").state;
-    // What was acknowledged before the damage stays acknowledged.
-    assert!(st
-        .acked()
-        .any(|k| k == &DedupKey::for_turn("t1", Role::User)));
-    // What was not is in doubt (reconciled with the server before any resend), not pending.
-    assert!(st.outbox().is_empty(), "{:?}", st.outbox());
-    let doubt: Vec<_> = st.sends.values().flat_map(|s| s.keys.clone()).collect();
-    assert_eq!(doubt, vec![DedupKey::for_turn("t1", Role::Assistant)]);
-    assert!(
-        st.problems.iter().any(|p| p.contains("corruption")),
-        "{:?}",
-        st.problems
-    );
-    // The damaged journal is kept next to it for inspection.
-    let kept = std::fs::read_dir(dir.parent().expect("parent"))
-        .expect("ls")
-        .filter_map(Result::ok)
-        .any(|e| e.file_name().to_string_lossy().contains("sess_q.corrupt-"));
-    assert!(kept);
-    // And the session takes appends again.
+    for _ in 0..3 {
+        let store = SessionStore::open(&dir).expect("a damaged journal opens");
+        assert_eq!(store.journal().active_damage().expect("damage").len(), 1);
+        let folded = store.fold_reporting_damage().expect("fold");
+        assert!(folded.lost);
+        let st = folded.state;
+        // Acknowledged before the damage stays acknowledged; planned after it is there.
+        assert!(st
+            .acked()
+            .any(|k| k == &DedupKey::for_turn("t1", Role::User)));
+        assert!(st
+            .messages
+            .contains_key(&DedupKey::for_turn("t2", Role::User)));
+        assert!(
+            st.acks_unverified,
+            "everything is checked with the server first"
+        );
+        store
+            .append(Event::ServerReachable, Durability::Buffered)
+            .expect("appends go on after the damage");
+    }
+    let store = SessionStore::open(&dir).expect("open");
+    assert_eq!(damage_events(&store), 1, "reported once");
+    assert_eq!(corrupt_dirs(&dir), 0, "nothing moved aside");
+    // The damaged bytes are still there, unchanged, for inspection.
+    assert_eq!(store.events().expect("events").len(), 9 - 1 + 1 + 3);
+}
+
+#[test]
+fn a_damaged_snapshot_after_compaction_is_never_cut_and_its_loss_is_reported() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("j");
+    let store = SessionStore::open(&dir).expect("open");
     store
-        .append(Event::ServerReachable, Durability::Buffered)
-        .expect("append after quarantine");
+        .append(
+            Event::MessagesPlanned {
+                messages: vec![planned("t1", Role::User)],
+            },
+            Durability::Sync,
+        )
+        .expect("plan");
+    let snap = store.compact().expect("compact");
+    store
+        .journal()
+        .remove_segments_before(snap.segment)
+        .expect("remove");
+    drop(store);
+    let seg = segment_files(&dir).pop().expect("segment");
+    let len = std::fs::metadata(&seg).expect("meta").len();
+    flip(&seg, 32 + 20);
+    let store = SessionStore::open(&dir).expect("open");
+    assert_eq!(std::fs::metadata(&seg).expect("meta").len(), len, "not cut");
+    let folded = store.fold_reporting_damage().expect("fold");
+    assert!(folded.lost);
+    assert!(folded.state.acks_unverified);
+    assert_eq!(damage_events(&store), 1);
+    let again = store.fold_reporting_damage().expect("fold");
+    assert!(again.unreported.is_empty());
+    assert_eq!(damage_events(&store), 1, "reported once");
+}
+
+#[test]
+fn the_fold_falls_back_to_the_newest_snapshot_it_can_decode() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let store = SessionStore::open(&tmp.path().join("j")).expect("open");
+    for i in 0..3u64 {
+        store
+            .append(
+                Event::MessagesPlanned {
+                    messages: vec![planned(&format!("t{i}"), Role::User)],
+                },
+                Durability::Buffered,
+            )
+            .expect("plan");
+    }
+    let snap = store.compact().expect("compact");
+    store
+        .journal()
+        .remove_segments_before(snap.segment)
+        .expect("remove");
+    for i in 3..6u64 {
+        store
+            .append(
+                Event::MessagesPlanned {
+                    messages: vec![planned(&format!("t{i}"), Role::User)],
+                },
+                Durability::Buffered,
+            )
+            .expect("plan");
+    }
+    let whole = store.fold().expect("fold").state;
+    assert_eq!(whole.messages.len(), 6);
+    // A newer snapshot this build cannot decode.
+    store
+        .journal()
+        .roll_with_snapshot(&[ov_engine::codec::SNAPSHOT_VERSION + 1, 2, 0xde, 0xad])
+        .expect("roll");
+    let folded = store.fold().expect("fold");
+    assert!(folded.from_snapshot);
+    assert_eq!(folded.snapshot_segment, Some(snap.segment));
+    assert_eq!(folded.state.messages, whole.messages);
+    assert!(!folded.lost);
 }
 
 #[test]
@@ -194,4 +314,101 @@ fn a_large_active_segment_is_rolled_even_with_few_records() {
         .append(Event::ServerReachable, Durability::Buffered)
         .expect("a");
     assert!(!store.compact_if_due(1000, 100_000).expect("small tail"));
+}
+
+/// Hooks appending while the journal is compacted (and the old segments removed, as
+/// `ovreplay compact` does): a roll happens only where the fold ended, so nothing is left
+/// behind a snapshot.
+#[test]
+fn thirty_prompts_racing_compaction_are_all_kept() {
+    use ov_engine::event::{HookKind, HookReceived};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("j");
+    let store = SessionStore::open(&dir).expect("open");
+    filler(&store, 200);
+    let go = std::sync::Arc::new(std::sync::Barrier::new(31));
+    let hooks: Vec<_> = (0..30)
+        .map(|i| {
+            let (dir, go) = (dir.clone(), go.clone());
+            std::thread::spawn(move || {
+                let s = SessionStore::open_with(&dir, std::time::Duration::from_secs(30))
+                    .expect("open");
+                go.wait();
+                s.append(
+                    Event::HookReceived(HookReceived {
+                        kind: Some(HookKind::PromptSubmit),
+                        turn_id: Some(format!("t{i}")),
+                        ..HookReceived::default()
+                    }),
+                    Durability::Buffered,
+                )
+                .expect("append");
+            })
+        })
+        .collect();
+    go.wait();
+    for _ in 0..20 {
+        let snap = store.compact().expect("compact");
+        store
+            .journal()
+            .remove_segments_before(snap.segment)
+            .expect("remove");
+    }
+    for h in hooks {
+        h.join().expect("hook");
+    }
+    let st = store.fold().expect("fold").state;
+    assert_eq!(st.hook_counts.get("prompt-submit"), Some(&30), "{st:?}");
+    assert_eq!(st.turns.len(), 30);
+}
+
+/// The documented thresholds are applied: a worker pass over a journal whose active segment is
+/// past `COMPACT_ACTIVE_BYTES` rolls it to a snapshot, so the next hook's open scans little.
+#[test]
+fn a_worker_compacts_a_journal_past_the_documented_threshold() {
+    use ov_engine::delivery::{
+        run_worker, DeliverySettings, TranscriptSource, Transport, WorkerContext,
+        COMPACT_ACTIVE_BYTES,
+    };
+    use ov_engine::event::WorkerReason;
+    use ov_engine::projector::State;
+    struct Offline;
+    impl WorkerContext for Offline {
+        fn transcript(&self, _: &State) -> Option<Box<dyn TranscriptSource>> {
+            None
+        }
+        fn transport(&self) -> Option<&dyn Transport> {
+            None
+        }
+        fn settings(&self, _: &State) -> DeliverySettings {
+            DeliverySettings::new("zc-x".into())
+        }
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let store = SessionStore::open(&tmp.path().join("journals").join("s")).expect("open");
+    let chunk = "x".repeat(64 << 10);
+    for _ in 0..(COMPACT_ACTIVE_BYTES / (64 << 10) + 2) {
+        store
+            .append(
+                Event::Problem {
+                    context: "filler".into(),
+                    message: chunk.clone(),
+                },
+                Durability::Buffered,
+            )
+            .expect("append");
+    }
+    let before = store.fold().expect("fold");
+    assert!(!before.from_snapshot);
+    run_worker(
+        &store,
+        &Offline,
+        WorkerReason::Stop,
+        std::time::Duration::from_secs(5),
+    )
+    .expect("worker");
+    let after = store.fold().expect("fold");
+    assert!(after.from_snapshot, "rolled to a snapshot");
+    assert!(after.records_after_snapshot <= 1);
+    assert!(store.end().expect("end").offset < COMPACT_ACTIVE_BYTES);
 }

@@ -79,9 +79,12 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
     let dir = ov_engine::paths::journals_dir(root).join(journal_dir_name(dir_name));
     let store = SessionStore::open_with(&dir, Duration::from_secs(5))
         .with_context(|| format!("could not open {}", dir.display()))?;
-    let state = store.fold()?.state;
+    let folded = store.fold()?;
+    let state = folded.state;
     let ctx = WorkerCtx::new(state.cwd.as_deref());
-    if matches!(reason, WorkerReason::Drain | WorkerReason::Resume) {
+    // Unreported journal damage is work: the worker journals it and reconciles.
+    if matches!(reason, WorkerReason::Drain | WorkerReason::Resume) && folded.unreported.is_empty()
+    {
         let transcript = ctx.transcript(&state);
         let settings = ctx.settings(&state);
         if !delivery::drain_has_work(

@@ -174,9 +174,22 @@ pub enum DecodeError {
     Bad(CorruptionKind),
 }
 
-/// Decodes and verifies the frame at `at`. Never allocates; the length is checked against the
-/// cap and the header crc before the payload is touched.
-pub fn decode_frame(data: &[u8], at: usize) -> Result<Decoded<'_>, DecodeError> {
+/// A frame header that verified: its length, kind and flags can be trusted.
+#[derive(Debug, Clone, Copy)]
+pub struct Header {
+    /// Its kind.
+    pub kind: FrameKind,
+    /// Its flags ([`FLAG_BEGIN`], [`FLAG_END`]).
+    pub flags: u8,
+    /// Offset of its payload.
+    pub payload_at: usize,
+    /// Offset just past its payload (may lie past the end of the data).
+    pub next: usize,
+}
+
+/// Decodes and verifies the 16-byte header of the frame at `at` (not its payload). The length is
+/// checked against the cap; nothing is allocated.
+pub fn decode_header(data: &[u8], at: usize) -> Result<Header, DecodeError> {
     let hdr_end = at
         .checked_add(FRAME_HEADER_LEN as usize)
         .ok_or(DecodeError::Truncated)?;
@@ -200,21 +213,34 @@ pub fn decode_frame(data: &[u8], at: usize) -> Result<Decoded<'_>, DecodeError> 
     if flags & !KNOWN_FLAGS != 0 || hdr.get(6..8) != Some(&[0, 0][..]) {
         return Err(DecodeError::Bad(CorruptionKind::UnknownFlags(flags)));
     }
-    let end = hdr_end
+    let next = hdr_end
         .checked_add(len as usize)
         .ok_or(DecodeError::Truncated)?;
-    let Some(payload) = data.get(hdr_end..end) else {
+    Ok(Header {
+        kind,
+        flags,
+        payload_at: hdr_end,
+        next,
+    })
+}
+
+/// Decodes and verifies the frame at `at`. Never allocates; the length is checked against the
+/// cap and the header crc before the payload is touched.
+pub fn decode_frame(data: &[u8], at: usize) -> Result<Decoded<'_>, DecodeError> {
+    let h = decode_header(data, at)?;
+    let Some(payload) = data.get(h.payload_at..h.next) else {
         return Err(DecodeError::Truncated);
     };
-    let stored = u32_at(hdr, 12).ok_or(DecodeError::Truncated)?;
+    let head = data.get(at..at + 8).unwrap_or_default();
+    let stored = u32_at(data, at + 12).ok_or(DecodeError::Truncated)?;
     if crc(&[head, payload]) ^ FRAME_CRC_MASK != stored {
         return Err(DecodeError::Bad(CorruptionKind::FrameChecksum));
     }
     Ok(Decoded {
-        kind,
-        flags,
+        kind: h.kind,
+        flags: h.flags,
         payload,
-        next: end,
+        next: h.next,
     })
 }
 

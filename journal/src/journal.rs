@@ -23,10 +23,10 @@ use crate::format::{
 use crate::lock::{lock_bounded, open_lock_file, Held};
 use crate::map::Map;
 use crate::reader::Reader;
-use crate::recovery::scan;
+use crate::recovery::{scan, DamagedRange};
 use crate::segment::{self, Header};
 use crate::writer::Writer;
-use crate::{Durability, FrameKind, Options, Position, RecoveryMode};
+use crate::{Damage, Durability, FrameKind, Options, Position, RecoveryMode};
 
 /// Name of the lock file inside a journal directory.
 pub const LOCK_FILE: &str = "LOCK";
@@ -53,6 +53,8 @@ pub(crate) struct State {
     pub(crate) file: File,
     /// The verified end of the last whole unit in the active segment.
     pub(crate) end: u64,
+    /// Damaged ranges of the active segment below `end`, kept in place.
+    pub(crate) damage: Vec<Damage>,
     /// Reused encoding buffer.
     pub(crate) buf: Vec<u8>,
 }
@@ -84,15 +86,19 @@ impl Journal {
             segment::create(dir, 0, None)?;
             ids.push(0);
         }
-        for &id in ids.iter().rev().skip(1) {
-            let p = segment::path(dir, id);
-            let f = File::open(&p).at(&p)?;
-            if let Header::Torn = segment::check_header(&f, &p, id)? {
-                return Err(Error::Corruption {
-                    path: p,
-                    offset: 0,
-                    kind: CorruptionKind::SegmentHeaderTruncated,
-                });
+        // Sealed segments are not opened here (a long session has many): under the tolerant mode
+        // readers report a damaged one as a damaged range; the strict mode refuses it now.
+        if opts.recovery == RecoveryMode::AbsoluteConsistency {
+            for &id in ids.iter().rev().skip(1) {
+                let p = segment::path(dir, id);
+                let f = File::open(&p).at(&p)?;
+                if let Header::Torn = segment::check_header(&f, &p, id)? {
+                    return Err(Error::Corruption {
+                        path: p,
+                        offset: 0,
+                        kind: CorruptionKind::SegmentHeaderTruncated,
+                    });
+                }
             }
         }
         let state = load_active(dir, &opts, true)?;
@@ -154,6 +160,15 @@ impl Journal {
         })
     }
 
+    /// Damaged ranges of the active segment, as found when it was last scanned (on open, and when
+    /// another process appended). Appends go after them; they are never cut.
+    pub fn active_damage(&self) -> Result<Vec<Damage>> {
+        let mut st = self.state()?;
+        let _held = self.lock(false)?;
+        self.refresh(&mut st, false)?;
+        Ok(st.damage.clone())
+    }
+
     /// A memory-mapped view of all segments as they are now. It takes the shared lock only while
     /// it is built; later appends by anyone are not visible in it.
     pub fn reader(&self) -> Result<Reader> {
@@ -173,6 +188,25 @@ impl Journal {
         let _held = self.lock(true)?;
         self.refresh(&mut st, true)?;
         self.roll(&mut st, snapshot)
+    }
+
+    /// [`Journal::roll_with_snapshot`], only if the journal still ends at `expected_end` (checked
+    /// under the exclusive lock): a snapshot folded up to `expected_end` then covers every
+    /// frame before the roll. `Ok(None)` when something was appended (or rolled) since: fold
+    /// the frames after `expected_end` and try again.
+    pub fn roll_with_snapshot_if_end(
+        &self,
+        expected_end: Position,
+        snapshot: &[u8],
+    ) -> Result<Option<Position>> {
+        self.check_payloads(&[snapshot])?;
+        let mut st = self.state()?;
+        let _held = self.lock(true)?;
+        self.refresh(&mut st, true)?;
+        if (st.active, st.end) != (expected_end.segment, expected_end.offset) {
+            return Ok(None);
+        }
+        self.roll(&mut st, snapshot).map(Some)
     }
 
     /// Removes every segment whose id is below `segment`, never the active one. Returns how many
@@ -282,7 +316,12 @@ impl Journal {
         } else {
             st.end
         };
-        st.end = scan_tail(&st.file, &st.path, from, &self.opts, repair)?;
+        if from == SEGMENT_HEADER_LEN {
+            st.damage.clear();
+        }
+        let (end, damage) = scan_tail(&st.file, &st.path, from, &self.opts, repair)?;
+        st.end = end;
+        st.damage.extend(damage);
         Ok(())
     }
 
@@ -324,6 +363,7 @@ impl Journal {
         st.path = segment::path(&self.dir, id);
         st.file = file;
         st.end = len;
+        st.damage.clear();
         Ok(Position {
             segment: id,
             offset: SEGMENT_HEADER_LEN,
@@ -390,7 +430,23 @@ fn load_active(dir: &Path, opts: &Options, repair: bool) -> Result<State> {
         };
         let path = segment::path(dir, id);
         let file = segment::open_rw(&path)?;
-        match segment::check_header(&file, &path, id)? {
+        let header = match segment::check_header(&file, &path, id) {
+            Err(Error::Corruption { kind, .. })
+                if repair && opts.recovery == RecoveryMode::TolerateTailCorruption =>
+            {
+                // Its frames stay readable (a reader resynchronises past the header); appends
+                // go to a new segment.
+                log::warn!(
+                    "journal segment {} has a damaged header ({kind}); starting segment {} after it",
+                    path.display(),
+                    id.saturating_add(1)
+                );
+                segment::create(dir, id.saturating_add(1), None)?;
+                continue;
+            }
+            h => h?,
+        };
+        match header {
             Header::Ok => {}
             Header::Torn if repair && opts.recovery == RecoveryMode::TolerateTailCorruption => {
                 log::warn!(
@@ -419,36 +475,60 @@ fn load_active(dir: &Path, opts: &Options, repair: bool) -> Result<State> {
                 })
             }
         }
-        let end = scan_tail(&file, &path, SEGMENT_HEADER_LEN, opts, repair)?;
+        let (end, damage) = scan_tail(&file, &path, SEGMENT_HEADER_LEN, opts, repair)?;
         return Ok(State {
             active: id,
             path,
             file,
             end,
+            damage,
             buf: Vec::new(),
         });
     }
 }
 
-/// Scans the active segment from `from` (a unit boundary); returns the valid end. With `repair`
-/// a torn tail is cut, logged and synced (or refused under absolute consistency).
-fn scan_tail(file: &File, path: &Path, from: u64, opts: &Options, repair: bool) -> Result<u64> {
+/// Scans the active segment from `from` (a unit boundary); returns the valid end and the damaged
+/// ranges below it. With `repair` a torn tail is cut, logged and synced (or refused under absolute
+/// consistency, which refuses damage too).
+fn scan_tail(
+    file: &File,
+    path: &Path,
+    from: u64,
+    opts: &Options,
+    repair: bool,
+) -> Result<(u64, Vec<Damage>)> {
     let map = Map::new(file, path)?;
     let data = map.bytes();
-    let s = scan(data, usize::try_from(from).unwrap_or(usize::MAX)).map_err(|(offset, kind)| {
-        Error::Corruption {
-            path: path.to_path_buf(),
-            offset: offset as u64,
-            kind,
+    let s = scan(data, usize::try_from(from).unwrap_or(usize::MAX));
+    let to_damage = |r: &DamagedRange| Damage {
+        path: path.to_path_buf(),
+        segment: segment::segment_id(path).unwrap_or(0),
+        offset: r.start as u64,
+        len: (r.end - r.start) as u64,
+        kind: r.kind,
+    };
+    let damage: Vec<Damage> = s.damage.iter().map(to_damage).collect();
+    if let Some(d) = damage.first() {
+        if opts.recovery == RecoveryMode::AbsoluteConsistency {
+            return Err(Error::Corruption {
+                path: path.to_path_buf(),
+                offset: d.offset,
+                kind: d.kind,
+            });
         }
-    })?;
+        if repair {
+            for d in &damage {
+                log::warn!("journal: {d}; kept in place, reading resumes after it");
+            }
+        }
+    }
     let valid_end = s.valid_end as u64;
     let Some(reason) = s.torn else {
-        return Ok(valid_end);
+        return Ok((valid_end, damage));
     };
     if !repair {
         // A tail seen under the shared lock belongs to a writer that died; the next writer cuts it.
-        return Ok(valid_end);
+        return Ok((valid_end, damage));
     }
     if opts.recovery == RecoveryMode::AbsoluteConsistency {
         return Err(Error::TornTail {
@@ -465,7 +545,7 @@ fn scan_tail(file: &File, path: &Path, from: u64, opts: &Options, repair: bool) 
     );
     file.set_len(valid_end).at(path)?;
     file.sync_all().at(path)?;
-    Ok(valid_end)
+    Ok((valid_end, damage))
 }
 
 #[cfg(test)]

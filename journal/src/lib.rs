@@ -11,7 +11,7 @@
 //! | piece | file | what it guarantees |
 //! |---|---|---|
 //! | format | `format.rs`, `FORMAT.md` | little-endian, self-validating frames, zero fill never parses, length capped before use |
-//! | recovery | `recovery.rs` | torn tail cut back to the last whole unit; damage followed by data is corruption |
+//! | recovery | `recovery.rs` | torn tail cut back to the last whole unit; damage kept in place and read around (resynchronisation) |
 //! | journal | `journal.rs` | appends under an exclusive `flock` with a bounded wait; batches whole or not at all |
 //! | writer | `writer.rs` | buffered bulk appends under one lock hold |
 //! | reader | `reader.rs`, `map.rs` | mmap views that never see a half-written tail |
@@ -48,6 +48,7 @@ mod segment;
 mod writer;
 
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 pub use error::{CorruptionKind, Error, Result};
@@ -56,7 +57,7 @@ pub use format::{
 };
 pub use journal::{Journal, LOCK_FILE};
 pub use lock::FileLock;
-pub use reader::{Frames, Reader, SegmentInfo};
+pub use reader::{Entries, Frames, Reader, SegmentInfo};
 pub use segment::{is_journal, segment_id, segment_path};
 pub use writer::Writer;
 
@@ -86,7 +87,7 @@ impl Default for Options {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RecoveryMode {
     /// Cut the tail back to the last whole frame or batch, with a `log::warn!` naming the path and
-    /// offset. Corruption followed by valid data is still an error.
+    /// offset. Damage followed by valid data is kept in place, reported and read around.
     #[default]
     TolerateTailCorruption,
     /// Refuse to open or append: [`Error::TornTail`]. Nothing is changed on disk.
@@ -146,4 +147,53 @@ impl Frame<'_> {
             offset: self.position.offset + FRAME_HEADER_LEN + self.payload.len() as u64,
         }
     }
+}
+
+/// A byte range of a segment that does not verify, with whole units that verify on both sides
+/// (or the segment's start or end). Nothing in it is ever returned as a frame, and nothing in it
+/// is ever cut: it is kept for inspection, and reading resumes after it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Damage {
+    /// The segment file.
+    pub path: PathBuf,
+    /// The segment id.
+    pub segment: u64,
+    /// Where the damaged unit starts (0: the segment header itself does not verify).
+    pub offset: u64,
+    /// Its length in bytes.
+    pub len: u64,
+    /// What was wrong first.
+    pub kind: CorruptionKind,
+}
+
+impl Damage {
+    /// Where the damaged range starts.
+    pub fn position(&self) -> Position {
+        Position {
+            segment: self.segment,
+            offset: self.offset,
+        }
+    }
+}
+
+impl fmt::Display for Damage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} bytes damaged in {} at offset {} ({})",
+            self.len,
+            self.path.display(),
+            self.offset,
+            self.kind
+        )
+    }
+}
+
+/// What a resynchronising read yields: a verified frame, or a damaged range skipped over.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Entry<'a> {
+    /// A verified frame.
+    Frame(Frame<'a>),
+    /// A range that does not verify; reading resumed after it.
+    Damage(Damage),
 }

@@ -9,13 +9,15 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{CorruptionKind, Error, IoContext, Result};
-use crate::format::{decode_frame, DecodeError, Decoded, FLAG_BEGIN, FLAG_END, SEGMENT_HEADER_LEN};
+use crate::format::{
+    decode_frame, decode_header, DecodeError, Decoded, FLAG_BEGIN, FLAG_END, SEGMENT_HEADER_LEN,
+};
 use crate::journal::LOCK_FILE;
 use crate::lock::{lock_bounded, Held};
 use crate::map::Map;
-use crate::recovery::scan;
+use crate::recovery::{next_unit, scan};
 use crate::segment::{self, Header};
-use crate::{Frame, FrameKind, Position};
+use crate::{Damage, Entry, Frame, FrameKind, Position};
 
 #[derive(Debug)]
 struct Seg {
@@ -26,6 +28,8 @@ struct Seg {
     valid_end: u64,
     /// Whether this is the newest segment (its tail may be torn).
     active: bool,
+    /// The segment header does not verify: the whole file is one damaged range.
+    header_damage: Option<CorruptionKind>,
 }
 
 /// Facts about one segment of a [`Reader`].
@@ -82,24 +86,24 @@ impl Reader {
             let file = File::open(&path).at(&path)?;
             let map = Map::new(&file, &path)?;
             let is_active = Some(id) == newest;
-            let header = segment::check_header_bytes(map.bytes(), &path, id)?;
             let len = map.bytes().len() as u64;
-            let valid_end = match (header, is_active) {
-                (Header::Torn, true) => continue,
-                (Header::Torn, false) => {
-                    return Err(Error::Corruption {
-                        path,
-                        offset: 0,
-                        kind: CorruptionKind::SegmentHeaderTruncated,
-                    })
-                }
-                (Header::Ok, false) => len,
-                (Header::Ok, true) => match active {
-                    Some((a, end)) if a == id => end.min(len),
-                    // Corruption is left for the iterator to report at its offset.
-                    _ => scan(map.bytes(), SEGMENT_HEADER_LEN as usize)
-                        .map(|s| s.valid_end as u64)
-                        .unwrap_or(len),
+            let header = match segment::check_header_bytes(map.bytes(), &path, id) {
+                Ok(h) => Ok(h),
+                Err(Error::Corruption { kind, .. }) => Err(kind),
+                Err(e) => return Err(e),
+            };
+            let (valid_end, header_damage) = match (header, is_active) {
+                (Ok(Header::Torn), true) => continue,
+                (Ok(Header::Torn), false) => (len, Some(CorruptionKind::SegmentHeaderTruncated)),
+                (Err(kind), _) => (len, Some(kind)),
+                (Ok(Header::Ok), false) => (len, None),
+                (Ok(Header::Ok), true) => match active {
+                    Some((a, end)) if a == id => (end.min(len), None),
+                    // Damage is left for the iterator to report at its offset.
+                    _ => (
+                        scan(map.bytes(), SEGMENT_HEADER_LEN as usize).valid_end as u64,
+                        None,
+                    ),
                 },
             };
             segments.push(Seg {
@@ -108,6 +112,7 @@ impl Reader {
                 map,
                 valid_end,
                 active: is_active,
+                header_damage,
             });
         }
         Ok(Reader {
@@ -170,7 +175,13 @@ impl Reader {
 
     /// The newest snapshot: the first frame of the newest segment that starts with one.
     pub fn latest_snapshot(&self) -> Option<Frame<'_>> {
-        self.segments.iter().rev().find_map(|s| {
+        self.snapshots().next()
+    }
+
+    /// Every snapshot that verifies, newest first (the first frame of each segment that starts
+    /// with one). A reader that cannot use the newest falls back to the next.
+    pub fn snapshots(&self) -> impl Iterator<Item = Frame<'_>> + '_ {
+        self.segments.iter().rev().filter_map(|s| {
             let d = decode_frame(s.bytes(), SEGMENT_HEADER_LEN as usize).ok()?;
             (d.kind == FrameKind::Snapshot
                 && d.flags == FLAG_BEGIN | FLAG_END
@@ -184,6 +195,31 @@ impl Reader {
                     payload: d.payload,
                 })
         })
+    }
+
+    /// Every damaged range in this view, in journal order (reads every segment).
+    pub fn damage(&self) -> Vec<Damage> {
+        self.entries_from(self.start())
+            .filter_map(|e| match e {
+                Ok(Entry::Damage(d)) => Some(d),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every frame and damaged range from the oldest segment on (see [`Reader::entries_from`]).
+    pub fn entries(&self) -> Entries<'_> {
+        self.entries_from(self.start())
+    }
+
+    /// Frames at or after `pos`, resynchronising after damage: a range that does not verify is
+    /// yielded as one [`Entry::Damage`] (whole units: a batch with a damaged frame is damaged as a
+    /// whole), and reading goes on with the next unit that verifies. The only error is
+    /// [`Error::PositionRemoved`].
+    pub fn entries_from(&self, pos: Position) -> Entries<'_> {
+        let mut f = self.frames_from(pos);
+        f.resync = true;
+        Entries(f)
     }
 
     /// Every frame from the oldest segment on.
@@ -203,6 +239,8 @@ impl Reader {
             checked_until: 0,
             first: true,
             pending_err: None,
+            resync: false,
+            header_reported: false,
         };
         match self.segments.first() {
             Some(s) if pos.segment < s.id => {
@@ -226,18 +264,22 @@ impl Seg {
         self.map.bytes().get(..end).unwrap_or_default()
     }
 
-    fn corruption(&self, offset: usize, err: DecodeError) -> Error {
-        let kind = match err {
+    fn kind_of(&self, err: DecodeError) -> CorruptionKind {
+        match err {
             DecodeError::Bad(k) => k,
             DecodeError::Truncated if self.active => CorruptionKind::IncompleteBatch,
             DecodeError::Truncated => CorruptionKind::TruncatedSealedSegment,
-        };
-        Error::Corruption {
-            path: self.path.clone(),
-            offset: offset as u64,
-            kind,
         }
     }
+}
+
+/// Bad bytes met while iterating: the unit they belong to and where they are.
+struct Bad {
+    /// Start of the damaged unit.
+    unit: u64,
+    /// Offset of the frame that does not verify.
+    at: usize,
+    kind: CorruptionKind,
 }
 
 /// Iterator over frames of a [`Reader`]; see [`Reader::frames_from`].
@@ -250,38 +292,42 @@ pub struct Frames<'r> {
     checked_until: u64,
     first: bool,
     pending_err: Option<Error>,
+    /// Skip damage (reported as [`Entry::Damage`]) instead of stopping at it.
+    resync: bool,
+    /// The current segment's damaged header was reported.
+    header_reported: bool,
+}
+
+/// Iterator over frames and damaged ranges of a [`Reader`]; see [`Reader::entries_from`].
+#[derive(Debug)]
+pub struct Entries<'r>(Frames<'r>);
+
+impl<'r> Iterator for Entries<'r> {
+    type Item = Result<Entry<'r>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next_entry()
+    }
 }
 
 impl<'r> Frames<'r> {
-    fn fail(&mut self, e: Error) -> Option<Result<Frame<'r>>> {
+    fn fail(&mut self, e: Error) -> Option<Result<Entry<'r>>> {
         self.idx = usize::MAX;
         Some(Err(e))
     }
 
-    /// Verifies that the batch containing the frame at `off` is complete before any of it is
-    /// yielded.
-    fn check_batch(seg: &Seg, first: &Decoded<'_>) -> std::result::Result<u64, Error> {
+    /// Verifies that the batch starting with `first` is complete before any of it is yielded;
+    /// returns its end.
+    fn check_batch(
+        seg: &Seg,
+        first: &Decoded<'_>,
+    ) -> std::result::Result<u64, (usize, CorruptionKind)> {
         let data = seg.bytes();
         let mut at = first.next;
         loop {
-            let d = decode_frame(data, at).map_err(|e| match e {
-                DecodeError::Truncated if at >= data.len() => Error::Corruption {
-                    path: seg.path.clone(),
-                    offset: at as u64,
-                    kind: if seg.active {
-                        CorruptionKind::IncompleteBatch
-                    } else {
-                        CorruptionKind::TruncatedSealedSegment
-                    },
-                },
-                e => seg.corruption(at, e),
-            })?;
+            let d = decode_frame(data, at).map_err(|e| (at, seg.kind_of(e)))?;
             if d.flags & FLAG_BEGIN != 0 {
-                return Err(Error::Corruption {
-                    path: seg.path.clone(),
-                    offset: at as u64,
-                    kind: CorruptionKind::IncompleteBatch,
-                });
+                return Err((at, CorruptionKind::IncompleteBatch));
             }
             if d.flags & FLAG_END != 0 {
                 return Ok(d.next as u64);
@@ -289,48 +335,105 @@ impl<'r> Frames<'r> {
             at = d.next;
         }
     }
-}
 
-impl<'r> Iterator for Frames<'r> {
-    type Item = Result<Frame<'r>>;
+    /// The bad range `bad` as an error, or (resynchronising) as a damaged range up to the next
+    /// unit that verifies.
+    fn damaged(&mut self, bad: Bad) -> Option<Result<Entry<'r>>> {
+        let seg = self.reader.segments.get(self.idx)?;
+        if !self.resync {
+            return self.fail(Error::Corruption {
+                path: seg.path.clone(),
+                offset: bad.at as u64,
+                kind: bad.kind,
+            });
+        }
+        let data = seg.bytes();
+        let search_from = match decode_header(data, bad.at) {
+            // A header that verifies gives a length that can be trusted: skip its payload.
+            Ok(h) if h.next > bad.at && bad.at as u64 >= bad.unit => h.next,
+            _ => bad.at.saturating_add(1),
+        };
+        let resume = next_unit(data, search_from).map_or(seg.valid_end, |p| p as u64);
+        self.off = resume;
+        self.checked_until = 0;
+        self.first = false;
+        Some(Ok(Entry::Damage(Damage {
+            path: seg.path.clone(),
+            segment: seg.id,
+            offset: bad.unit,
+            len: resume.saturating_sub(bad.unit),
+            kind: bad.kind,
+        })))
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
+    fn next_entry(&mut self) -> Option<Result<Entry<'r>>> {
         if let Some(e) = self.pending_err.take() {
             return self.fail(e);
         }
         loop {
             let seg = self.reader.segments.get(self.idx)?;
+            if let Some(kind) = seg
+                .header_damage
+                .filter(|_| !self.header_reported && self.off <= SEGMENT_HEADER_LEN)
+            {
+                let (path, id) = (seg.path.clone(), seg.id);
+                self.header_reported = true;
+                if !self.resync {
+                    return self.fail(Error::Corruption {
+                        path,
+                        offset: 0,
+                        kind,
+                    });
+                }
+                // The header has a fixed size: frames still start after it.
+                self.off = self.off.max(SEGMENT_HEADER_LEN);
+                return Some(Ok(Entry::Damage(Damage {
+                    path,
+                    segment: id,
+                    offset: 0,
+                    len: SEGMENT_HEADER_LEN.min(seg.map.bytes().len() as u64),
+                    kind,
+                })));
+            }
             if self.off >= seg.valid_end {
                 self.idx += 1;
                 self.off = SEGMENT_HEADER_LEN;
                 self.checked_until = 0;
+                self.header_reported = false;
                 continue;
             }
             let at = usize::try_from(self.off).unwrap_or(usize::MAX);
             let d = match decode_frame(seg.bytes(), at) {
                 Ok(d) => d,
-                Err(e) => return self.fail(seg.corruption(at, e)),
+                Err(e) => {
+                    let kind = seg.kind_of(e);
+                    return self.damaged(Bad {
+                        unit: self.off,
+                        at,
+                        kind,
+                    });
+                }
             };
             let begin = d.flags & FLAG_BEGIN != 0;
             let end = d.flags & FLAG_END != 0;
-            if self.off >= self.checked_until && !end {
-                if !begin && !self.first {
-                    return self.fail(Error::Corruption {
-                        path: seg.path.clone(),
-                        offset: self.off,
-                        kind: CorruptionKind::OrphanBatchFrame,
-                    });
-                }
-                match Self::check_batch(seg, &d) {
-                    Ok(until) => self.checked_until = until,
-                    Err(e) => return self.fail(e),
-                }
-            } else if self.off >= self.checked_until && !begin && !self.first {
-                return self.fail(Error::Corruption {
-                    path: seg.path.clone(),
-                    offset: self.off,
+            if self.off >= self.checked_until && !begin && !self.first {
+                return self.damaged(Bad {
+                    unit: self.off,
+                    at,
                     kind: CorruptionKind::OrphanBatchFrame,
                 });
+            }
+            if self.off >= self.checked_until && !end {
+                match Self::check_batch(seg, &d) {
+                    Ok(until) => self.checked_until = until,
+                    Err((bad_at, kind)) => {
+                        return self.damaged(Bad {
+                            unit: self.off,
+                            at: bad_at,
+                            kind,
+                        })
+                    }
+                }
             }
             self.first = false;
             let frame = Frame {
@@ -342,7 +445,20 @@ impl<'r> Iterator for Frames<'r> {
                 payload: d.payload,
             };
             self.off = d.next as u64;
-            return Some(Ok(frame));
+            return Some(Ok(Entry::Frame(frame)));
+        }
+    }
+}
+
+impl<'r> Iterator for Frames<'r> {
+    type Item = Result<Frame<'r>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_entry()? {
+            Ok(Entry::Frame(f)) => Some(Ok(f)),
+            Err(e) => Some(Err(e)),
+            // Only produced with `resync`, which `Frames` never sets.
+            Ok(Entry::Damage(_)) => None,
         }
     }
 }

@@ -247,6 +247,13 @@ pub fn summary(event: &Event) -> String {
             quote(error, 60)
         ),
         Event::Problem { context, message } => format!("{context}: {}", quote(message, 80)),
+        Event::JournalDamaged {
+            segment,
+            offset,
+            len,
+            reason,
+        } => format!("{len} bytes at {segment}:{offset}: {}", quote(reason, 80)),
+        Event::AllReconciled { present } => format!("present={}", present.len()),
     }
 }
 

@@ -47,8 +47,10 @@ pub enum EntryContent {
 pub struct Entries {
     /// Frames in journal order.
     pub entries: Vec<Entry>,
-    /// A read error that ended the walk early (corruption in the middle), where it stopped.
+    /// A read error that ended the walk early, where it stopped.
     pub read_error: Option<(Position, String)>,
+    /// Damaged ranges read around (their frames are lost).
+    pub damage: Vec<ov_journal::Damage>,
 }
 
 /// Every frame of a journal and the engine's fold, both from one reader (one moment).
@@ -56,8 +58,10 @@ pub struct Entries {
 pub struct JournalView {
     /// Frames in journal order.
     pub entries: Vec<Entry>,
-    /// A read error that ended the view early (corruption in the middle).
+    /// A read error that ended the view early.
     pub read_error: Option<(Position, String)>,
+    /// Damaged ranges read around (their frames are lost).
+    pub damage: Vec<ov_journal::Damage>,
     /// `ov_engine::store::fold_reader` of the same reader.
     pub folded: Folded,
 }
@@ -97,10 +101,12 @@ pub fn read_journal_with(
     let Entries {
         entries,
         read_error,
+        damage,
     } = decode_from(&reader, reader.start(), progress);
     Ok(JournalView {
         entries,
         read_error,
+        damage,
         folded: fold_reader(&reader),
     })
 }
@@ -119,9 +125,13 @@ pub fn decode_from(
     let total = reader.valid_bytes();
     let mut out = Entries::default();
     let mut last = start;
-    for (i, frame) in reader.frames_from(start).enumerate() {
-        let frame = match frame {
-            Ok(f) => f,
+    for (i, entry) in reader.entries_from(start).enumerate() {
+        let frame = match entry {
+            Ok(ov_journal::Entry::Frame(f)) => f,
+            Ok(ov_journal::Entry::Damage(d)) => {
+                out.damage.push(d);
+                continue;
+            }
             Err(e) => {
                 out.read_error = Some((last, e.to_string()));
                 break;

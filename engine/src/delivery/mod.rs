@@ -139,7 +139,7 @@ pub fn deliver(
     transport: Option<&dyn Transport>,
     settings: &DeliverySettings,
 ) -> Result<RunReport, RunError> {
-    let state = store.fold()?.state;
+    let state = store.fold_reporting_damage()?.state;
     deliver_from(store, state, transcript, transport, settings).map(|(report, _)| report)
 }
 
@@ -191,11 +191,15 @@ pub(super) fn deliver_from(
     }
     failpoint::hit(failpoint::AFTER_PLAN);
 
-    // 4. Send.
+    // 4. Send, after everything is reconciled when part of the journal was lost.
     let Some(t) = transport else {
         report.offline = true;
         return Ok((report, run.state.events));
     };
+    if !reconcile::reconcile_all(&mut run, t, settings, &mut report)? {
+        report.offline = true;
+        return Ok((report, run.state.events));
+    }
     if !send::send_outbox(&mut run, t, settings, &mut report)? {
         report.offline = true;
         return Ok((report, run.state.events));

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::event::Event;
 use crate::failure::Failure;
-use crate::projector::{MessageStatus, State};
+use crate::projector::{MessageRecord, MessageStatus, State};
 use crate::store::now_ms;
 use crate::turn::DedupKey;
 
@@ -93,6 +93,63 @@ pub(super) fn reconcile(
     Ok(true)
 }
 
+/// After journal damage ([`State::acks_unverified`]): every message not known to be
+/// acknowledged (planned since, too) is checked against the server, and those it holds are
+/// acknowledged, before anything is sent. Returns false when the server cannot be asked.
+pub(super) fn reconcile_all(
+    run: &mut Run<'_>,
+    t: &dyn Transport,
+    settings: &DeliverySettings,
+    report: &mut RunReport,
+) -> Result<bool, RunError> {
+    if !run.state.acks_unverified {
+        return Ok(true);
+    }
+    let held = match t.held_messages(&settings.remote_session) {
+        Ok(h) => h,
+        Err(e) => {
+            let event = if e.unreachable || e.status == 0 {
+                unreachable_event(&e, settings)
+            } else {
+                Event::Problem {
+                    context: "reconcile".into(),
+                    message: e.message,
+                }
+            };
+            run.append(event, Durability::Buffered)?;
+            return Ok(false);
+        }
+    };
+    let present: Vec<DedupKey> = run
+        .state
+        .messages
+        .iter()
+        .filter(|(_, r)| {
+            matches!(
+                r.status,
+                MessageStatus::Pending | MessageStatus::InFlight { .. }
+            ) && held_by_server(r, &held)
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    report.reconciled_present += present.len();
+    run.append(Event::AllReconciled { present }, Durability::Sync)?;
+    Ok(true)
+}
+
+/// The server holds this message: same role, and same turn id (or, without one, same content).
+fn held_by_server(r: &MessageRecord, held: &[HeldMessage]) -> bool {
+    let role = r.role.as_str();
+    held.iter().any(|h| {
+        h.role == role
+            && match (&r.turn_id, &h.turn_id) {
+                (Some(a), Some(b)) => a == b,
+                (None, _) => r.content.as_deref() == Some(h.content.as_str()),
+                (Some(_), None) => false,
+            }
+    })
+}
+
 /// Splits the keys of every in-doubt send into those the server holds and those it does not.
 pub fn classify_in_doubt(
     state: &State,
@@ -109,16 +166,7 @@ pub fn classify_in_doubt(
             if !matches!(r.status, MessageStatus::InFlight { .. }) {
                 continue;
             }
-            let role = r.role.as_str();
-            let found = held.iter().any(|h| {
-                h.role == role
-                    && match (&r.turn_id, &h.turn_id) {
-                        (Some(a), Some(b)) => a == b,
-                        (None, _) => r.content.as_deref() == Some(h.content.as_str()),
-                        (Some(_), None) => false,
-                    }
-            });
-            if found {
+            if held_by_server(r, held) {
                 present.push(key.clone());
             } else {
                 absent.push(key.clone());

@@ -33,7 +33,9 @@ pub fn drain_has_work(
     has_transport: bool,
     transcript: Option<&dyn TranscriptSource>,
 ) -> bool {
-    if has_transport && (!state.is_settled() || state.commit.uncommitted() > 0) {
+    if has_transport
+        && (!state.is_settled() || state.acks_unverified || state.commit.uncommitted() > 0)
+    {
         return true;
     }
     let mut closed = state.clone();
@@ -91,7 +93,7 @@ pub fn run_worker(
         if reason == WorkerReason::Stop {
             failpoint::hit(failpoint::AFTER_STOP_JOURNALED);
         }
-        let state = store.fold()?.state;
+        let state = store.fold_reporting_damage()?.state;
         let transcript = ctx.transcript(&state);
         let mut settings = ctx.settings(&state);
         settings.force_commit |= reason.forces_commit();
@@ -104,6 +106,14 @@ pub fn run_worker(
             &settings,
         )?;
         reports.push(report);
+        // Under the worker lock, so one compaction at a time; hooks keep appending meanwhile
+        // (the roll happens only where the fold ended). A failure costs only speed.
+        if let Err(e) = store.compact_if_due(COMPACT_AFTER_RECORDS, COMPACT_ACTIVE_BYTES) {
+            log::warn!(
+                "journal {}: automatic compaction: {e}",
+                store.dir().display()
+            );
+        }
         drop(lock);
         // Events appended by others while the lock was held (a Stop whose own
         // worker found the lock taken and left) or since: go round again.

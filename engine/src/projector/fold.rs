@@ -204,11 +204,33 @@ impl State {
             }
             Event::ServerReachable => self.clear_backoff(),
             Event::Problem { context, message } => {
-                self.problems.push(format!("{context}: {message}"));
-                if self.problems.len() > 32 {
-                    self.problems.remove(0);
-                }
+                self.problem(format!("{context}: {message}"));
             }
+            Event::JournalDamaged {
+                segment,
+                offset,
+                len,
+                reason,
+            } => {
+                self.acks_unverified = true;
+                self.problem(format!(
+                    "journal: {len} bytes unreadable at {segment}:{offset} ({reason})"
+                ));
+            }
+            Event::AllReconciled { present } => {
+                for k in present {
+                    self.ack(k, at);
+                }
+                self.acks_unverified = false;
+                self.clear_backoff();
+            }
+        }
+    }
+
+    fn problem(&mut self, p: String) {
+        self.problems.push(p);
+        if self.problems.len() > 32 {
+            self.problems.remove(0);
         }
     }
 

@@ -235,6 +235,11 @@ pub struct State {
     pub drains: u64,
     /// Problems recorded.
     pub problems: Vec<String>,
+    /// Part of the journal was lost ([`crate::event::Event::JournalDamaged`]): a message not
+    /// known to be acknowledged may be on the server all the same. Until everything is
+    /// reconciled with the server, nothing is sent. Must stay the last field (see
+    /// [`crate::codec::decode_snapshot`]).
+    pub acks_unverified: bool,
 }
 
 impl State {

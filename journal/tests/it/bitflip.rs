@@ -3,7 +3,7 @@
 
 use std::fs;
 
-use ov_journal::{Error, Options};
+use ov_journal::{Entry, Error, Options};
 
 use crate::common::{collect, copy_dir, golden};
 use crate::spec::{self, expected, rolled_units};
@@ -74,4 +74,69 @@ fn every_bit_flip_is_detected_or_harmless() {
     // Every flip lands in a checksummed field, so nothing is silently harmless.
     assert_eq!(harmless, 0, "harmless flips");
     assert!(errors > 0 && tail_cuts > 0);
+}
+
+/// The same flips, read resynchronising: each costs at most the one unit it lands in (or the
+/// segment's version/magic, refused as such), never a unit after it, never a wrong frame.
+#[test]
+fn every_bit_flip_costs_at_most_its_own_unit() {
+    let src = golden("rolled");
+    let units = expected(&rolled_units());
+    let all = units.concat();
+    let t = tempfile::tempdir().unwrap();
+    let (mut damaged, mut cut) = (0usize, 0usize);
+    for seg in 0..3u64 {
+        let original = fs::read(spec::seg(&src, seg)).unwrap();
+        for byte in 0..original.len() {
+            for bit in 0..8 {
+                let d = t.path().join(format!("{seg}-{byte}-{bit}"));
+                copy_dir(&src, &d);
+                let mut b = original.clone();
+                b[byte] ^= 1 << bit;
+                fs::write(spec::seg(&d, seg), &b).unwrap();
+                let at = format!("segment {seg} byte {byte} bit {bit}");
+                let outcome = (|| {
+                    let j = ov_journal::Journal::open(&d, Options::default())?;
+                    let r = j.reader()?;
+                    let mut frames = Vec::new();
+                    let mut damage = 0;
+                    for e in r.entries() {
+                        match e? {
+                            Entry::Frame(f) => frames.push((f.kind, f.payload.to_vec())),
+                            Entry::Damage(_) => damage += 1,
+                        }
+                    }
+                    Ok::<_, Error>((frames, damage))
+                })();
+                match outcome {
+                    Err(e) => assert!(
+                        matches!(
+                            e,
+                            Error::NotAJournal { .. } | Error::UnsupportedVersion { .. }
+                        ),
+                        "{at}: unexpected {e:?}"
+                    ),
+                    Ok((frames, damage)) => {
+                        let lost: Vec<usize> = (0..units.len())
+                            .filter(|i| !units[*i].iter().all(|f| frames.contains(f)))
+                            .collect();
+                        let mut want = all.clone();
+                        if let [i] = lost[..] {
+                            want.retain(|f| !units[i].contains(f));
+                        }
+                        assert_eq!(frames, want, "{at}: wrong frames (lost units {lost:?})");
+                        assert!(lost.len() <= 1, "{at}: lost units {lost:?}");
+                        if damage > 0 {
+                            damaged += 1;
+                        } else if !lost.is_empty() {
+                            assert_eq!(lost, vec![units.len() - 1], "{at}: cut more than the tail");
+                            cut += 1;
+                        }
+                    }
+                }
+                fs::remove_dir_all(&d).unwrap();
+            }
+        }
+    }
+    assert!(damaged > 0 && cut > 0);
 }

@@ -3,7 +3,10 @@
 use std::fs;
 use std::time::Duration;
 
-use ov_journal::{CorruptionKind, Error, FrameKind, Journal, Options, Reader, FORMAT_VERSION};
+use ov_journal::{
+    CorruptionKind, Damage, Entry, Error, FrameKind, Journal, Options, Reader, RecoveryMode,
+    FORMAT_VERSION,
+};
 
 use crate::common::{capture_logs, collect, golden, golden_copy, logged, open_and_read};
 use crate::spec::{self, expected, rolled_units, valid_units};
@@ -130,10 +133,16 @@ fn torn_under_absolute_consistency_is_refused_and_left_alone() {
 }
 
 #[test]
-fn bad_crc_is_corruption_at_its_offset_and_never_decoded() {
+fn bad_crc_is_damage_at_its_offset_never_decoded_and_every_unit_after_it_is_recovered() {
     let (_t, d) = golden_copy("bad-crc");
     let seg = spec::seg(&d, 0);
-    match Journal::open(&d, Options::default()) {
+    let before = fs::read(&seg).unwrap();
+    // The strict mode refuses it, changing nothing.
+    let strict = Options {
+        recovery: RecoveryMode::AbsoluteConsistency,
+        ..Options::default()
+    };
+    match Journal::open(&d, strict) {
         Err(Error::Corruption { path, offset, kind }) => {
             assert_eq!(path, seg);
             assert_eq!(offset, 78);
@@ -141,16 +150,52 @@ fn bad_crc_is_corruption_at_its_offset_and_never_decoded() {
         }
         other => panic!("expected Corruption, got {other:?}"),
     }
-    // A read-only view yields the frames before it, then the error.
+    // The tolerant mode keeps the damage in place, reports it, and appends after the last unit.
+    let j = Journal::open(&d, Options::default()).unwrap();
+    assert_eq!(fs::read(&seg).unwrap(), before, "open cut nothing");
+    let units = valid_units();
+    let batch_len: usize = expected(&units[2..3])
+        .concat()
+        .iter()
+        .map(|(_, p)| 16 + p.len())
+        .sum();
+    let damage = j.active_damage().unwrap();
+    assert_eq!(
+        damage,
+        vec![Damage {
+            path: seg.clone(),
+            segment: 0,
+            offset: 78,
+            len: batch_len as u64,
+            kind: CorruptionKind::FrameChecksum,
+        }]
+    );
+    j.append(b"after", ov_journal::Durability::Sync).unwrap();
+    // A strict read yields the frames before it, then the error.
     let r = Reader::open(&d, Duration::from_secs(5)).unwrap();
     let (frames, err) = collect(&r);
-    assert_eq!(frames, expected(&valid_units()[..2]).concat());
+    assert_eq!(frames, expected(&units[..2]).concat());
     let err = err.unwrap();
     assert!(
         matches!(err, Error::Corruption { offset: 78, .. }),
         "{err:?}"
     );
     assert!(err.to_string().contains("offset 78"), "{err}");
+    // A resynchronising read yields every whole unit but the damaged batch, then the new frame.
+    let mut want = expected(&units[..2]).concat();
+    want.extend(expected(&units[3..]).concat());
+    want.push((FrameKind::Record, b"after".to_vec()));
+    let mut got = Vec::new();
+    let mut seen_damage = Vec::new();
+    for e in r.entries() {
+        match e.unwrap() {
+            Entry::Frame(f) => got.push((f.kind, f.payload.to_vec())),
+            Entry::Damage(d) => seen_damage.push(d),
+        }
+    }
+    assert_eq!(got, want);
+    assert_eq!(seen_damage, damage);
+    assert_eq!(r.damage(), damage);
 }
 
 #[test]

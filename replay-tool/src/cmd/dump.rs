@@ -48,6 +48,16 @@ pub fn run(args: &DumpArgs) -> anyhow::Result<()> {
             writeln!(out, "{}", render::entry_line(e))?;
         }
     }
+    for d in &view.damage {
+        let pos = d.position();
+        if args.json {
+            let v = serde_json::json!({"position": pos.to_string(), "kind": "damaged", "len": d.len, "error": d.kind.to_string()});
+            serde_json::to_writer(&mut out, &v)?;
+            writeln!(out)?;
+        } else {
+            writeln!(out, "{pos:<10} DAMAGED: {d}")?;
+        }
+    }
     if let Some((pos, why)) = &view.read_error {
         if args.json {
             let v = serde_json::json!({"position": pos.to_string(), "kind": "read-error", "error": why});

@@ -34,6 +34,8 @@ pub struct HookEnv {
     /// Each event's budget: the `timeoutMs` `ovhook install` gives it in ZCode's config
     /// (events missing here are bounded by [`HOOK_TIMEOUT`] only).
     pub budgets: BTreeMap<String, Duration>,
+    /// `--harness NAME`, as the installed hook commands name it.
+    pub harness: &'static str,
 }
 
 /// What went wrong with hooks, counted over the whole run.
@@ -74,6 +76,7 @@ impl HookEnv {
             "SessionStart" => "session-start",
             "UserPromptSubmit" => "user-prompt-submit",
             "PreToolUse" => "pre-tool-use",
+            "SessionEnd" => "session-end",
             _ => "stop",
         }
     }
@@ -93,7 +96,8 @@ impl HookEnv {
         let out = self.log_dir.join(format!("{seq:05}-{event}.out"));
         let err = self.log_dir.join(format!("{seq:05}-{event}.err"));
         let mut cmd = Command::new(&self.ovhook);
-        cmd.arg(Self::subcommand(event))
+        cmd.args(["--harness", self.harness])
+            .arg(Self::subcommand(event))
             .env_clear()
             .envs(&self.vars)
             .current_dir(&self.cwd)
@@ -248,17 +252,38 @@ pub fn check_output(event: &str, stdout: &[u8]) -> Result<(), String> {
     }
 }
 
-/// Builds payloads with the fields every ZCode event carries (`docs/zcode-hooks.md`).
+/// Builds payloads with the fields every event of the harness carries (ZCode:
+/// `docs/zcode-hooks.md`).
 pub struct Payloads {
     /// `sessionId`.
     pub session_id: String,
     /// `cwd`.
     pub cwd: PathBuf,
+    /// Claude Code's payloads (`transcript_path` is its session transcript) instead of ZCode's.
+    pub claude_transcript: Option<PathBuf>,
 }
 
 impl Payloads {
-    /// The common fields, camelCase and snake_case, then `extra`.
+    /// The common fields (ZCode: camelCase and snake_case; Claude Code: snake_case with
+    /// `prompt_id` as the turn), then `extra`.
     pub fn build(&self, event: &str, turn_id: &str, trace_id: &str, extra: Value) -> Value {
+        if let Some(transcript) = &self.claude_transcript {
+            let mut m = Map::new();
+            m.insert("session_id".into(), json!(self.session_id));
+            m.insert(
+                "transcript_path".into(),
+                json!(transcript.display().to_string()),
+            );
+            m.insert("cwd".into(), json!(self.cwd.display().to_string()));
+            if event != "SessionStart" {
+                m.insert("prompt_id".into(), json!(turn_id));
+            }
+            m.insert("hook_event_name".into(), json!(event));
+            if let Value::Object(extra) = extra {
+                m.extend(extra);
+            }
+            return Value::Object(m);
+        }
         let mut m = Map::new();
         m.insert("cwd".into(), json!(self.cwd.display().to_string()));
         m.insert("hookEventName".into(), json!(event));

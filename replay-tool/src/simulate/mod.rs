@@ -1,5 +1,6 @@
-//! `ovreplay simulate ROLLOUT.jsonl`: play a recorded ZCode session through the real `ovhook`
-//! binary exactly as ZCode would, with faults, then count what reached the server.
+//! `ovreplay simulate RECORDING.jsonl`: play a recorded ZCode session (its rollout) or Claude
+//! Code session (its transcript, [`claude_session`]) through the real `ovhook` binary exactly as
+//! the agent would, with faults, then count what reached the server (`zc-<id>` / `cc-<id>`).
 //!
 //! # Design
 //!
@@ -15,6 +16,7 @@
 //! runs against a shared server never collide and never touch the user's files.
 
 mod captured;
+mod claude_session;
 pub mod count;
 mod faults;
 mod hooks;
@@ -121,9 +123,22 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     for d in [&home, &state, &work, &logs, &scratch] {
         std::fs::create_dir_all(d).with_context(|| format!("could not create {}", d.display()))?;
     }
-    let rollout = home
-        .join(".zcode/cli/rollout")
-        .join(format!("model-io-{session_id}.jsonl"));
+    let claude = session.harness == session::Harness::ClaudeCode;
+    let rollout = if claude {
+        // Claude Code's project folder: the working directory, every non-alphanumeric `-`.
+        let project: String = work
+            .display()
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        home.join(".claude/projects")
+            .join(project)
+            .join(format!("{session_id}.jsonl"))
+    } else {
+        home.join(".zcode/cli/rollout")
+            .join(format!("model-io-{session_id}.jsonl"))
+    };
 
     let base = base_env(&home, &state, &scratch);
     for kind in faults.repos() {
@@ -162,6 +177,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         cwd: work.clone(),
         log_dir: logs.clone(),
         budgets,
+        harness: session.harness.name(),
     };
     let timeout = Duration::from_secs(args.worker_timeout);
     let mut player = play::Player::new(play::Setup {
@@ -169,6 +185,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         payloads: hooks::Payloads {
             session_id: session_id.clone(),
             cwd: work.clone(),
+            claude_transcript: claude.then(|| rollout.clone()),
         },
         faults: faults.clone(),
         rollout: rollout.clone(),
@@ -210,7 +227,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         }
     }
     let secrets_leaked = repo::files_containing(&[&state, &logs], faults::PLANTED_SECRET);
-    let server_session = format!("zc-{session_id}");
+    let server_session = format!("{}{session_id}", session.harness.remote_prefix());
     let counts = match &access {
         Some(access) => {
             let messages =
@@ -337,7 +354,12 @@ fn expected_turns(session: &Session) -> Vec<ExpectedTurn> {
             Some(e) => e.answer = answer,
             None => out.push(ExpectedTurn {
                 turn_id: t.turn_id.clone(),
-                prompt: t.prompt.clone().unwrap_or_default(),
+                // Only the user's words are captured (a task notification is none).
+                prompt: t
+                    .prompt
+                    .as_deref()
+                    .and_then(ov_engine::text::user_words)
+                    .unwrap_or_default(),
                 answer,
             }),
         }

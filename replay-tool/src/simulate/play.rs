@@ -209,7 +209,20 @@ impl Player {
         for n in std::mem::take(&mut self.late) {
             self.stop(&session.turns[n])?;
         }
+        if self.claude() {
+            // `claude -p` ends every run with SessionEnd.
+            let last = session.turns.last().map_or("", |t| t.turn_id.as_str());
+            let p = self
+                .s
+                .payloads
+                .build("SessionEnd", last, last, json!({"reason": "other"}));
+            self.hook("SessionEnd", &p, false)?;
+        }
         Ok(())
+    }
+
+    fn claude(&self) -> bool {
+        self.s.payloads.claude_transcript.is_some()
     }
 
     fn play_turn(&mut self, turn: &Turn) -> anyhow::Result<()> {
@@ -295,6 +308,20 @@ impl Player {
             let mut running = Vec::with_capacity(racers);
             for _ in 0..racers {
                 self.seq += 1;
+                if self.claude() {
+                    // Claude Code's Stop names the session transcript the player writes.
+                    let last = turn.stop_text.clone().unwrap_or_else(|| text.clone());
+                    let p = self.s.payloads.build(
+                        "Stop",
+                        &turn.turn_id,
+                        &trace,
+                        json!({"stop_hook_active": false, "last_assistant_message": last}),
+                    );
+                    let mut vars = self.vars();
+                    vars.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
+                    running.push(self.s.env.start(self.seq, "Stop", &p, &vars, None, open)?);
+                    continue;
+                }
                 let transcript = write_transcript(&self.s.scratch, self.seq, &text)?;
                 let path = transcript.display().to_string();
                 let preview: String = text.chars().take(200).collect();

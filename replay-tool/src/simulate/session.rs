@@ -62,6 +62,9 @@ pub struct Turn {
     pub final_text: Option<String>,
     /// See the module doc.
     pub complete: bool,
+    /// What the harness's Stop payload says the answer is, when it is not `final_text`
+    /// (Claude Code: the answer's last text block).
+    pub stop_text: Option<String>,
     /// Lines in file order.
     pub lines: Vec<Line>,
 }
@@ -98,9 +101,38 @@ impl Turn {
     }
 }
 
+/// The agent that wrote a recording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Harness {
+    /// A ZCode rollout.
+    Zcode,
+    /// A Claude Code session transcript.
+    ClaudeCode,
+}
+
+impl Harness {
+    /// The `ovhook --harness` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Harness::Zcode => "zcode",
+            Harness::ClaudeCode => "claude-code",
+        }
+    }
+
+    /// The prefix of the OpenViking session id ovhook uses.
+    pub fn remote_prefix(self) -> &'static str {
+        match self {
+            Harness::Zcode => "zc-",
+            Harness::ClaudeCode => "cc-",
+        }
+    }
+}
+
 /// A parsed recording.
 #[derive(Debug, Clone)]
 pub struct Session {
+    /// Who wrote it.
+    pub harness: Harness,
     /// The `sessionId` of the recording, if any line has one.
     pub recorded_id: Option<String>,
     /// Lines before the first `main_turn` line.
@@ -116,6 +148,9 @@ impl Session {
             std::fs::read(path).with_context(|| format!("could not read {}", path.display()))?;
         let text = String::from_utf8(bytes)
             .with_context(|| format!("could not read {}: not UTF-8", path.display()))?;
+        if super::claude_session::is_claude_transcript(&text) {
+            return super::claude_session::parse(path, &text, new_id);
+        }
         Ok(Session::parse(&text, new_id))
     }
 
@@ -148,6 +183,7 @@ impl Session {
         let rewrite = IdRewrite::new(recorded_id.as_deref(), new_id);
 
         let mut session = Session {
+            harness: Harness::Zcode,
             recorded_id,
             prelude: Vec::new(),
             turns: Vec::new(),
@@ -189,6 +225,7 @@ impl Session {
                     prompt_is_real: false,
                     final_text: None,
                     complete: false,
+                    stop_text: None,
                     lines: Vec::new(),
                 });
                 real_prompts.push(None);

@@ -78,3 +78,28 @@ fault_case!(
 );
 fault_case!(kill_after_commit_sent, "kill:after-commit-sent@1");
 fault_case!(everything_at_once, "drop-stop@0,dup-stop@1,race-stop@1,late-stop@2,rotate@3,partial-line@3,kill:after-request-sent@3");
+
+/// A recorded Claude Code transcript plays through `ovhook --harness claude-code`: every
+/// complete turn once under `cc-<id>`, with faults; the turn whose model call failed is
+/// captured prompt-only (an unexpected, incomplete turn, never a loss).
+#[test]
+fn a_recorded_claude_code_session_exactly_once() {
+    let Some(url) = server_url() else { return };
+    let recorded = workspace().join("testdata/agents/claude-code/recorded/transcript.jsonl");
+    for faults in ["", "drop-stop@1,dup-stop@2,kill:after-request-sent@4"] {
+        exactly_once(&recorded, &url, faults);
+    }
+    let (_, r, _) = simulate(&[
+        recorded.to_str().unwrap(),
+        "--url",
+        &url,
+        "--ovhook",
+        ovhook().to_str().unwrap(),
+    ]);
+    assert_eq!(r["expected"], 5, "{r}");
+    assert!(
+        r["server_session"].as_str().unwrap().starts_with("cc-"),
+        "{r}"
+    );
+    assert_eq!(r["incomplete_turns"], 1, "the failed call's prompt: {r}");
+}
