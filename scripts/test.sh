@@ -25,6 +25,9 @@ echo "== installing the OpenViking server (cached under target/openviking)"
 bash "$S" install
 trap 'bash "$S" stop >/dev/null 2>&1 || true' EXIT
 
+echo "== installing the pinned agent CLIs (Qwen Code, Codex, Copilot; cached under target/agents)"
+bash scripts/agent-clis.sh
+
 echo "== building"
 cargo build --workspace --all-targets --locked
 

@@ -793,3 +793,45 @@ fn worker_picks_up_events_appended_while_it_runs() -> TestResult {
     assert_settled(&s.state()?);
     Ok(())
 }
+
+/// Closing a session commits it; resuming it does not: with a commit threshold not yet
+/// reached, a resume's drain sends but leaves the commit to the threshold, a SessionEnd
+/// commits, and both close open turns.
+#[test]
+fn session_end_commits_and_a_resume_does_not() -> TestResult {
+    let s = Session::new()?;
+    add_turns(&s.store, 0..1)?;
+    // An open turn (prompt, no Stop): closed by both.
+    s.store.append_all(
+        vec![hook(HookKind::PromptSubmit, &turn_id(1), "prompt 1")],
+        Durability::Buffered,
+    )?;
+    let t = Fake::new(Server::default());
+    let mut high = settings();
+    high.commit_token_threshold = 1_000_000;
+    let ctx = Ctx {
+        transport: &t,
+        settings: high,
+    };
+    let reports = delivery::run_worker(&s.store, &ctx, WorkerReason::Resume, Duration::ZERO)?;
+    assert!(
+        reports.iter().all(|r| !r.committed),
+        "a resume never forces a commit"
+    );
+    let state = s.state()?;
+    assert_eq!(state.commit.commits_ok, 0);
+    assert_eq!(
+        state.commit.uncommitted(),
+        3,
+        "two messages of turn 0, the prompt of turn 1"
+    );
+    assert_eq!(t.count(|c| matches!(c, Call::Commit)), 0);
+
+    add_turns(&s.store, 2..3)?;
+    let reports = delivery::run_worker(&s.store, &ctx, WorkerReason::SessionEnd, Duration::ZERO)?;
+    assert!(reports.iter().any(|r| r.committed), "SessionEnd commits");
+    let state = s.state()?;
+    assert_eq!(state.commit.uncommitted(), 0);
+    assert_settled(&state);
+    Ok(())
+}

@@ -195,3 +195,30 @@ fn an_answer_read_before_its_prompt_is_carried_by_the_turn_id() -> R {
     assert_eq!(frag.final_text.as_deref(), Some("Hi there."));
     Ok(())
 }
+
+#[test]
+fn the_latest_prompt_is_the_last_user_message() -> R {
+    let path = recorded().join("transcript.jsonl");
+    let whole = read_chunk(&path, None)?.ok_or("no transcript")?;
+    let last = whole.fragments.last().ok_or("no turn")?;
+    assert_eq!(
+        ov_engine::transcript::copilot::latest_prompt_id(&path)?.as_deref(),
+        Some(last.turn_id.as_str())
+    );
+    // Cut right after each user message: the latest is that one, whatever follows.
+    let bytes = fs::read(&path)?;
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("events.jsonl");
+    let mut at = 0usize;
+    for line in bytes.split_inclusive(|b| *b == b'\n') {
+        at += line.len();
+        let v: serde_json::Value = serde_json::from_slice(line)?;
+        if v["type"] == "user.message" {
+            fs::write(&file, bytes.get(..at).ok_or("cut")?)?;
+            let id = ov_engine::transcript::copilot::latest_prompt_id(&file)?;
+            assert_eq!(id.as_deref(), v["data"]["messageId"].as_str());
+        }
+    }
+    assert!(ov_engine::transcript::copilot::latest_prompt_id(&dir.path().join("none"))?.is_none());
+    Ok(())
+}

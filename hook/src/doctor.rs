@@ -8,6 +8,7 @@
 //! configuration sources and their warnings (ignored repository keys included), the server
 //! (reachable and authorised, or the embedded default), then the journals ([`journals`]).
 
+mod agents;
 pub mod claude_code;
 pub mod journals;
 mod placement;
@@ -118,6 +119,7 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     if !(claude && !user.has_hooks && !placement.other_source()) {
         out.extend(placement.report(&ctx.home, &user, exe.as_deref()));
     }
+    out.extend(agents::report(&ctx.home));
     let loaded = config::load(ctx);
     out.extend(config_checks(&loaded));
     out.extend(server_checks(&loaded.config));

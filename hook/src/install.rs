@@ -11,6 +11,7 @@
 //! Exit codes: 0 done, 1 refused (malformed file, no repository, I/O), 2 usage.
 
 mod atomic;
+pub mod hook_groups;
 pub mod json_doc;
 pub mod manifest;
 pub mod mcp_servers;

@@ -205,3 +205,63 @@ fn server_unreachable_for_two_turns_then_drain_delivers_once() {
     assert_exactly_once(&url, &s.remote(), &s.turns);
     assert_settled(&env, &s.sid);
 }
+
+/// Flips one byte of the journal's segment `which` (first or last file) at `at(len)`.
+fn flip_journal_byte(env: &Env, sid: &str, last: bool, at: impl Fn(usize) -> usize) {
+    let dir = env.journal_dir(sid);
+    let mut segs: Vec<_> = std::fs::read_dir(&dir)
+        .expect("ls")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ovj"))
+        .collect();
+    segs.sort();
+    let seg = if last { segs.last() } else { segs.first() }.expect("segment");
+    let mut b = std::fs::read(seg).expect("read");
+    let i = at(b.len());
+    b[i] ^= 0x40;
+    std::fs::write(seg, &b).expect("write");
+}
+
+/// One flipped byte costs no turn and sends none twice: in the first frame of a fully
+/// delivered session, a drain finds the damage, reconciles everything with the server and
+/// sends nothing again; in the middle of the active segment, the turns after it still reach
+/// the server. Nothing is moved aside.
+#[test]
+fn a_flipped_byte_costs_no_turn_and_duplicates_nothing() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let env = env(&url);
+    let mut s = Session::new(&env);
+    for i in 0..3 {
+        s.turn(&format!("flip{i}"), &[]);
+        s.wait_worker();
+    }
+    assert_exactly_once(&url, &s.remote(), &s.turns);
+    // The first frame starts at offset 32: flip a byte of its payload.
+    flip_journal_byte(&env, &s.sid, false, |_| 32 + 20);
+    env.drain();
+    assert_exactly_once(&url, &s.remote(), &s.turns);
+    let evs = env.events(&s.sid);
+    assert_eq!(
+        common::count(&evs, |e| matches!(e, Event::JournalDamaged { .. })),
+        1
+    );
+    assert!(common::count(&evs, |e| matches!(e, Event::AllReconciled { .. })) >= 1);
+    // The middle of the active segment, then two more turns.
+    flip_journal_byte(&env, &s.sid, true, |len| len / 2);
+    for i in 0..2 {
+        s.turn(&format!("after{i}"), &[]);
+        s.wait_worker();
+    }
+    env.drain();
+    assert_exactly_once(&url, &s.remote(), &s.turns);
+    assert_settled(&env, &s.sid);
+    let aside = std::fs::read_dir(env.journal_dir(&s.sid).parent().expect("parent"))
+        .expect("ls")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
+        .count();
+    assert_eq!(aside, 0, "nothing moved aside");
+}

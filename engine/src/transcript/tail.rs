@@ -6,6 +6,7 @@
 //! | only newline-terminated lines are consumed; a line still being written is read again, whole, next time | [`Tail::next_line`] |
 //! | the read stops at the length observed at open, so a growing file gives a well-defined range | [`Tail::open`] |
 //! | memory is one reused line buffer (the longest line), never the file | [`Tail::next_line`] |
+//! | "anything new?" is answered from the metadata alone | [`changed_since`] |
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Take};
@@ -45,9 +46,10 @@ impl Tail {
     /// Opens `path` for reading past `resume` (identity and offset of the last read).
     /// `None` when the file does not exist.
     pub fn open(path: &Path, resume: Option<(FileIdentity, u64)>) -> io::Result<Option<Tail>> {
-        let mut file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        // Only a regular file: a FIFO or a device there is an error, never a wait.
+        let mut file = match crate::regular_file::open_stream(path) {
+            Ok(Some(f)) => f,
+            Ok(None) => return Ok(None),
             Err(e) => return Err(io_context(path, 0)(e)),
         };
         let meta = file.metadata().map_err(io_context(path, 0))?;
@@ -98,4 +100,19 @@ impl Tail {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Whether the file at `path` holds anything past `resume` (a different identity, or a
+/// length other than the saved offset), without reading it; `None` when it cannot tell.
+/// A missing file holds nothing.
+pub fn changed_since(path: &Path, resume: Option<(FileIdentity, u64)>) -> Option<bool> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Some(false),
+        Err(_) => return None,
+    };
+    Some(match resume {
+        None => meta.len() > 0,
+        Some((id, offset)) => identity_of(&meta) != id || meta.len() != offset,
+    })
 }

@@ -71,7 +71,8 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
     for w in CLAUDE_SETTINGS.warnings(&root, &path) {
         out.push(Check::new(Level::Fail, "claude-code hooks", w));
     }
-    for (event, sub, matcher, _, _) in OUR_HOOKS {
+    for spec in &OUR_HOOKS {
+        let (event, sub, matcher) = (spec.event, spec.sub, spec.matcher);
         let entries: Vec<(Option<&str>, &Value)> = root
             .get("hooks")
             .and_then(|h| h.get(event))

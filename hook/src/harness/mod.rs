@@ -1,12 +1,16 @@
 //! Harness-specific wire formats behind one interface.
 //!
-//! Each harness (ZCode, Claude Code) keeps its payload fields,
+//! Each harness (ZCode, Claude Code, Qwen Code, Codex CLI, Copilot CLI) keeps its payload fields,
 //! output rules, transcript reader and installer target in its own module and
 //! implements [`Harness`]; the journal, projector, planner, client and outbox
 //! never learn which harness fed them (events carry the harness's name as data).
 
 pub mod claude_code;
+pub mod codex;
+pub mod context_fit;
+pub mod copilot;
 pub mod input;
+pub mod qwen;
 pub mod zcode;
 
 use std::path::Path;
@@ -43,15 +47,27 @@ pub trait Harness: Sync {
     fn answer_precedence(&self) -> AnswerPrecedence {
         AnswerPrecedence::StopFirst
     }
+    /// Whether a UserPromptSubmit payload's prompt is journaled as the turn's prompt.
+    /// False for a harness whose prompts name no turn and whose transcript holds them
+    /// (Copilot CLI): the prompt then serves recall only, and the transcript's is captured.
+    fn payload_prompt_captured(&self) -> bool {
+        true
+    }
 }
 
 /// The harness of hook commands that name none (installs before harnesses were named).
 pub const DEFAULT: &dyn Harness = &zcode::ZCode;
 
 /// Every harness, by the name it is installed and journaled under.
-pub const ALL: [&dyn Harness; 2] = [&zcode::ZCode, &claude_code::ClaudeCode];
+pub const ALL: [&dyn Harness; 5] = [
+    &zcode::ZCode,
+    &claude_code::ClaudeCode,
+    &qwen::Qwen,
+    &codex::Codex,
+    &copilot::Copilot,
+];
 
-/// The harness named `name` (`zcode`, `claude-code`), if it is one.
+/// The harness named `name` (`zcode`, `claude-code`, `qwen`, `codex`, `copilot`), if it is one.
 pub fn named(name: &str) -> Option<&'static dyn Harness> {
     ALL.into_iter().find(|h| h.name() == name)
 }

@@ -158,7 +158,11 @@ impl Invocation {
             turn_id: i.turn_id.clone(),
             trace_id: i.trace_id.clone(),
             cwd: Some(self.cwd.clone()),
-            prompt: if with_content { i.prompt.clone() } else { None },
+            prompt: if with_content && self.harness.payload_prompt_captured() {
+                i.prompt.clone()
+            } else {
+                None
+            },
             response_text: if with_content {
                 i.response_text.clone()
             } else {

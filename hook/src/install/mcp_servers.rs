@@ -1,5 +1,6 @@
 //! Files that list MCP servers under a top-level `mcpServers` object (`~/.agents/mcp.json`,
-//! Claude Code's `~/.claude.json`): our server is `mcpServers.openviking`, running `ovhook mcp`,
+//! Claude Code's `~/.claude.json`, Qwen Code's `~/.qwen/settings.json`, Copilot CLI's
+//! `~/.copilot/mcp-config.json`): our server is `mcpServers.openviking`, running `ovhook mcp`,
 //! marked by `env.OPENVIKING_INTEGRATION_ID`.
 
 use std::path::Path;
@@ -16,15 +17,18 @@ use crate::harness::zcode::config_file::{mentions_integration, INTEGRATION_ID, M
 pub struct McpServersFile {
     /// What the file is, for messages.
     pub describe: &'static str,
-    /// Whether entries carry `"type": "stdio"` (Claude Code's `~/.claude.json` does).
-    pub stdio_type: bool,
+    /// The entry's `type`, for files that want one (`"stdio"` in Claude Code's
+    /// `~/.claude.json`, `"local"` in Copilot CLI's `mcp-config.json`).
+    pub entry_type: Option<&'static str>,
+    /// Entries list the tools the agent may call (`"tools": ["*"]`, Copilot CLI).
+    pub all_tools: bool,
 }
 
 impl McpServersFile {
     fn entry(&self, exe: &Path) -> Value {
         let mut e = Map::new();
-        if self.stdio_type {
-            e.insert("type".into(), json!("stdio"));
+        if let Some(t) = self.entry_type {
+            e.insert("type".into(), json!(t));
         }
         e.insert("command".into(), json!(exe.to_string_lossy()));
         e.insert("args".into(), json!(["mcp"]));
@@ -32,6 +36,9 @@ impl McpServersFile {
             "env".into(),
             json!({ "OPENVIKING_INTEGRATION_ID": INTEGRATION_ID }),
         );
+        if self.all_tools {
+            e.insert("tools".into(), json!(["*"]));
+        }
         Value::Object(e)
     }
 }

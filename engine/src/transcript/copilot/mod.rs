@@ -26,9 +26,10 @@
 //! | a turn whose latest event is a `session.error` naming it is `interrupted` (its model call failed) | [`read_chunk`] |
 //! | every turn but the last one of the range is `superseded` | [`read_chunk`] |
 //! | incremental by byte offset, resumed only on the same file identity | [`crate::transcript::tail`] |
+//! | the turn an `agentStop` closes = the file's last `user.message` (read from the tail) | [`latest_prompt_id`] |
 
 mod line;
 mod reader;
 
 pub use line::{parse_entry, AssistantLine, Entry, EntryError};
-pub use reader::read_chunk;
+pub use reader::{latest_prompt_id, read_chunk};

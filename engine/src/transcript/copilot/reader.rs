@@ -149,3 +149,52 @@ pub fn read_chunk(
         .collect();
     Ok(Some(chunk))
 }
+
+/// Longest tail of the file searched for the latest user message.
+const LATEST_PROMPT_MAX_TAIL: u64 = 8 << 20;
+
+/// The `messageId` of the last `user.message` in the events file at `path`: the turn
+/// Copilot's `agentStop` closes (its final answer is written before the hook fires).
+/// Reads the file's tail only, 64 KiB first and doubling up to 8 MiB; `None` when the
+/// file is missing or holds no user message there.
+pub fn latest_prompt_id(path: &Path) -> io::Result<Option<String>> {
+    use std::io::{Read, Seek, SeekFrom};
+    const KEY: &[u8] = b"{\"type\":\"user.message\"";
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(crate::transcript::tail::io_context(path, 0)(e)),
+    };
+    let len = file
+        .metadata()
+        .map_err(crate::transcript::tail::io_context(path, 0))?
+        .len();
+    let mut window: u64 = 64 << 10;
+    loop {
+        let start = len.saturating_sub(window);
+        file.seek(SeekFrom::Start(start))
+            .map_err(crate::transcript::tail::io_context(path, start))?;
+        let mut buf = Vec::with_capacity(usize::try_from(len - start).unwrap_or(0));
+        file.by_ref()
+            .take(len - start)
+            .read_to_end(&mut buf)
+            .map_err(crate::transcript::tail::io_context(path, start))?;
+        // Line starts only: the key right after a newline (or at the file's start).
+        let mut end = buf.len();
+        while let Some(at) = memchr::memmem::rfind(buf.get(..end).unwrap_or_default(), KEY) {
+            let line_start = at == 0 && start == 0 || at > 0 && buf.get(at - 1) == Some(&b'\n');
+            if line_start {
+                let rest = buf.get(at..).unwrap_or_default();
+                let line = rest.split(|b| *b == b'\n').next().unwrap_or_default();
+                if let Ok(Entry::Prompt { message_id, .. }) = parse_entry(line) {
+                    return Ok(Some(message_id));
+                }
+            }
+            end = at;
+        }
+        if start == 0 || window >= LATEST_PROMPT_MAX_TAIL {
+            return Ok(None);
+        }
+        window = window.saturating_mul(2);
+    }
+}

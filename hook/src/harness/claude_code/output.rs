@@ -9,13 +9,11 @@
 
 use serde_json::json;
 
+use crate::harness::context_fit::fit;
 use crate::harness::HookEvent;
 
 /// Longest `additionalContext` Claude Code passes to the model as it is, in characters.
 pub const MAX_CONTEXT_CHARS: usize = 10_000;
-
-/// Marker appended when context had to be cut.
-const CUT_MARKER: &str = "\n… [truncated to fit the hook output limit]";
 
 fn render(event: HookEvent, text: &str) -> String {
     json!({"hookSpecificOutput": {"hookEventName": event.wire_name(), "additionalContext": text}})
@@ -24,36 +22,13 @@ fn render(event: HookEvent, text: &str) -> String {
 
 /// The `additionalContext` output for SessionStart / UserPromptSubmit: at most
 /// [`MAX_CONTEXT_CHARS`] characters of context, and a line shorter than `max_bytes`
-/// (newline included). None when `text` is blank or the event takes no context.
+/// (newline included), cut by [`fit`]. None when `text` is blank or the event takes no
+/// context.
 pub fn context(event: HookEvent, text: &str, max_bytes: usize) -> Option<String> {
-    if text.trim().is_empty()
-        || !matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit)
-    {
+    if !matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit) {
         return None;
     }
-    let chars = text.chars().count();
-    if chars <= MAX_CONTEXT_CHARS {
-        let line = render(event, text);
-        if line.len() < max_bytes {
-            return Some(line);
-        }
-    }
-    // The longest prefix (in chars, marker included) whose line fits: O(log n) renders.
-    let room = MAX_CONTEXT_CHARS - CUT_MARKER.chars().count();
-    let byte_at = |n: usize| text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
-    let (mut lo, mut hi) = (0usize, chars.min(room));
-    let mut best = None;
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        let candidate = render(event, &format!("{}{CUT_MARKER}", &text[..byte_at(mid)]));
-        if candidate.len() < max_bytes {
-            best = Some(candidate);
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    best.filter(|_| lo > 0)
+    fit(text, MAX_CONTEXT_CHARS, max_bytes, |t| render(event, t))
 }
 
 /// The PreToolUse deny output.
@@ -70,6 +45,7 @@ pub fn deny(reason: &str, max_bytes: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::context_fit::CUT_MARKER;
     use serde_json::Value;
 
     fn ctx_of(line: &str) -> String {

@@ -27,7 +27,8 @@ pub static ZCODE_CONFIG: ZCodeConfig = ZCodeConfig;
 /// `~/.agents/mcp.json`.
 pub static AGENTS_MCP: McpServersFile = McpServersFile {
     describe: "agents MCP list",
-    stdio_type: false,
+    entry_type: None,
+    all_tools: false,
 };
 
 /// `<home>/.zcode/cli/config.json`.

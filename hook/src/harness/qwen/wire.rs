@@ -1,0 +1,141 @@
+//! Qwen Code's hook payloads, exactly as Qwen Code sends them (snake_case, Claude Code's
+//! shape; see `docs/agents.md`).
+//!
+//! | field | events | feeds |
+//! |---|---|---|
+//! | `session_id` | all | [`HookInput::session_id`] |
+//! | `prompt_id` (`<session_id>########<n>`) | UserPromptSubmit, PreToolUse, PostToolUse, Stop | [`HookInput::turn_id`]: one turn's hooks share it |
+//! | `cwd`, `transcript_path` | all | [`HookInput::cwd`], [`HookInput::transcript_path`] |
+//! | `prompt` | UserPromptSubmit; `""` on the second UserPromptSubmit Qwen fires after a turn's tool calls, which is then no prompt at all | [`HookInput::prompt`] |
+//! | `last_assistant_message` | Stop: the whole final answer | [`HookInput::response_text`] |
+//! | `source` | SessionStart (`startup`, `resume`, …) | [`HookInput::source`] |
+//! | `tool_name`, `tool_input` | PreToolUse: `read_file` → `Read`, `glob` → `Glob`, `grep_search` → `Grep`, `run_shell_command` → `Bash` (the guard's names); others as sent | [`HookInput::tool_name`], [`HookInput::tool_input`] |
+//!
+//! Nothing here fails: a bad payload gives a [`HookInput`] with `malformed` set and
+//! whatever fields could be read.
+
+use crate::harness::input::{decode, string_field, Decoded};
+use crate::harness::HookInput;
+
+/// Keys whose number value is used as text.
+const ID_KEYS: &[&str] = &["session_id", "prompt_id"];
+
+/// Qwen's tool names, and the names the guard knows them by.
+const TOOLS: &[(&str, &str)] = &[
+    ("read_file", "Read"),
+    ("glob", "Glob"),
+    ("grep_search", "Grep"),
+    ("run_shell_command", "Bash"),
+];
+
+/// Parses a raw payload. Never fails.
+pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
+    let mut input = HookInput {
+        raw_len: raw.len() as u64,
+        ..HookInput::default()
+    };
+    let Decoded {
+        object,
+        mut problems,
+    } = decode(raw, truncated);
+    let Some(obj) = object else {
+        input.malformed = Some(problems.join("; "));
+        return input;
+    };
+    let mut s = |key: &str| string_field(&obj, &[key], ID_KEYS, &mut problems);
+    input.session_id = s("session_id");
+    input.turn_id = s("prompt_id");
+    input.cwd = s("cwd");
+    input.transcript_path = s("transcript_path");
+    // An empty prompt (after tool calls) reads as none: no recall, nothing captured.
+    input.prompt = s("prompt").filter(|p| !p.trim().is_empty());
+    input.response_text = s("last_assistant_message");
+    input.source = s("source");
+    input.tool_name = s("tool_name").map(|t| canonical_tool(&t));
+    input.tool_input = obj.get("tool_input").filter(|v| !v.is_null()).cloned();
+    if !problems.is_empty() {
+        input.malformed = Some(problems.join("; "));
+    }
+    input
+}
+
+fn canonical_tool(name: &str) -> String {
+    TOOLS
+        .iter()
+        .find(|(native, _)| *native == name)
+        .map_or_else(|| name.to_owned(), |(_, ours)| (*ours).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Payloads recorded from Qwen Code 0.24.4 (`scripts/record-agent.sh qwen`).
+    const RECORDED: &str = include_str!("../../../../testdata/agents/qwen/hooks.jsonl");
+
+    fn recorded(event: &str) -> Vec<HookInput> {
+        RECORDED
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["event"] == event)
+            .map(|v| parse(v["payload"].to_string().as_bytes(), false))
+            .collect()
+    }
+
+    #[test]
+    fn recorded_turns_pair_by_prompt_id_and_the_empty_prompt_is_none() {
+        let ups = recorded("UserPromptSubmit");
+        let stops = recorded("Stop");
+        assert!(
+            ups.len() >= 7 && stops.len() >= 5,
+            "{} {}",
+            ups.len(),
+            stops.len()
+        );
+        for i in ups.iter().chain(&stops) {
+            assert!(i.malformed.is_none(), "{i:?}");
+            let sid = i.session_id.as_deref().unwrap_or("-");
+            let tid = i.turn_id.as_deref().unwrap_or("");
+            assert!(tid.starts_with(&format!("{sid}########")), "{tid}");
+        }
+        // After tool calls Qwen fires UserPromptSubmit again with "": no prompt.
+        let empty: Vec<_> = ups.iter().filter(|i| i.prompt.is_none()).collect();
+        assert_eq!(empty.len(), 3);
+        assert!(empty.iter().all(|e| ups
+            .iter()
+            .any(|u| u.prompt.is_some() && u.turn_id == e.turn_id)));
+        // "yes" twice: two turns.
+        let yes: Vec<_> = ups
+            .iter()
+            .filter(|i| i.prompt.as_deref() == Some("yes"))
+            .collect();
+        assert_eq!(yes.len(), 2);
+        assert_ne!(yes[0].turn_id, yes[1].turn_id);
+        // Every Stop's turn had a prompt, and the answer is whole.
+        assert!(stops.iter().all(|s| ups
+            .iter()
+            .any(|u| u.prompt.is_some() && u.turn_id == s.turn_id)));
+        let first = stops
+            .first()
+            .and_then(|s| s.response_text.as_deref())
+            .unwrap_or("");
+        assert!(
+            first.starts_with("NOTES-ANSWER part one. Part two."),
+            "{first}"
+        );
+    }
+
+    #[test]
+    fn tool_names_become_the_guards() {
+        let pre = recorded("PreToolUse");
+        let names: Vec<_> = pre.iter().filter_map(|i| i.tool_name.as_deref()).collect();
+        assert_eq!(names, ["Read", "Glob"]);
+        let glob = pre.get(1).and_then(|i| i.tool_input.as_ref());
+        assert_eq!(
+            glob.and_then(|v| v["pattern"].as_str()),
+            Some("viking://user/memories/*.md")
+        );
+        let i = parse(br#"{"tool_name":"web_fetch"}"#, false);
+        assert_eq!(i.tool_name.as_deref(), Some("web_fetch"));
+    }
+}

@@ -1,0 +1,371 @@
+//! Claude Code's hook-settings shape (`~/.claude/settings.json`), which other agents adopted
+//! (Qwen Code's `~/.qwen/settings.json`, Codex's `~/.codex/hooks.json`): our entries in it,
+//! merged and removed without touching anyone else's.
+//!
+//! # Context
+//!
+//! ```text
+//! { "hooks": { "<Event>": [ { "matcher"?: "Read|Glob|Grep",
+//!                             "hooks": [ { "type": "command", "command": "<shell line>",
+//!                                          "timeout": <seconds>, "statusMessage": "…" } ] } ] },
+//!   "mcpServers": { … }   (in files that also list MCP servers: see `mcp` below)
+//!   ...every other key belongs to the agent or the user and is kept as is... }
+//! ```
+//!
+//! `command` is run by a shell: ours is `'<exe>' --harness <name> <subcommand>`, the path
+//! single-quoted (a `'` in it written `'\''`).
+//!
+//! # Design: which entries are ours
+//!
+//! An entry is ours when its `statusMessage` starts with `openviking-memory:` or its
+//! command runs a binary named `ovhook` with `--harness <this harness>`; entries of
+//! OpenViking's Node plugins are recognised as for ZCode and replaced. Ours are removed
+//! entry by entry (foreign entries in a shared group stay); a group left empty is dropped,
+//! and our new group takes the place of the first one removed, so a re-install rewrites the
+//! file byte for byte.
+
+use std::path::Path;
+
+use anyhow::bail;
+use serde_json::{json, Map, Value};
+
+use super::json_doc::object_at;
+use super::mcp_servers::McpServersFile;
+use super::target::{Parts, PlaceFormat};
+use crate::harness::zcode::config_file::{is_node_plugin, STATUS_PREFIX};
+
+/// One hook ovhook installs.
+#[derive(Debug, Clone, Copy)]
+pub struct HookSpec {
+    /// The agent's event name (`"SessionStart"`).
+    pub event: &'static str,
+    /// Our subcommand (`"session-start"`).
+    pub sub: &'static str,
+    /// The group's `matcher`, if any.
+    pub matcher: Option<&'static str>,
+    /// `timeout`, in seconds.
+    pub timeout_s: u64,
+    /// `statusMessage` (starts with `openviking-memory:`).
+    pub status: &'static str,
+}
+
+/// A settings file holding hooks in Claude Code's shape (and, optionally, MCP servers).
+#[derive(Debug)]
+pub struct HookGroupsFile {
+    /// What the file is, for messages.
+    pub describe: &'static str,
+    /// The `--harness` name our commands pass.
+    pub harness: &'static str,
+    /// Our hooks.
+    pub hooks: &'static [HookSpec],
+    /// The file also lists MCP servers (`mcpServers`) in this format.
+    pub mcp: Option<&'static McpServersFile>,
+    /// A top-level key that, when `true`, turns every hook in the file off
+    /// (`disableAllHooks` in Claude Code).
+    pub disable_all_key: Option<&'static str>,
+}
+
+/// `s` quoted for a POSIX shell.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The first word of a shell line, unquoted (single quotes, `'\''`, or a bare word).
+pub fn first_word(line: &str) -> String {
+    let line = line.trim_start();
+    let mut out = String::new();
+    let mut chars = line.chars();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => quoted = !quoted,
+            '\\' if !quoted => {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            c if c.is_whitespace() && !quoted => break,
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl HookGroupsFile {
+    /// Our command line for `sub`.
+    pub fn command(&self, exe: &Path, sub: &str) -> String {
+        format!(
+            "{} --harness {} {sub}",
+            shell_quote(&exe.to_string_lossy()),
+            self.harness
+        )
+    }
+
+    /// An entry written by ovhook for this harness.
+    pub fn is_ours(&self, entry: &Value) -> bool {
+        if entry
+            .get("statusMessage")
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.starts_with(STATUS_PREFIX))
+        {
+            return true;
+        }
+        let Some(cmd) = entry.get("command").and_then(Value::as_str) else {
+            return false;
+        };
+        let exe = first_word(cmd);
+        let named_ovhook = Path::new(&exe)
+            .file_name()
+            .is_some_and(|n| n == "ovhook" || n == "ovhook.exe");
+        named_ovhook && cmd.contains(&format!("--harness {}", self.harness))
+    }
+
+    fn entries<'a>(&self, root: &'a Map<String, Value>) -> impl Iterator<Item = &'a Value> + 'a {
+        root.get("hooks")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|events| events.values())
+            .filter_map(Value::as_array)
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+            .flatten()
+    }
+
+    /// Removes ours (and the Node plugin's) from one event's groups; drops groups left
+    /// empty. Returns how many entries went and where the first group of ours was.
+    fn remove_from(&self, groups: &mut Vec<Value>) -> (usize, Option<usize>) {
+        let mut first = None;
+        let mut removed = 0;
+        let mut kept = Vec::with_capacity(groups.len());
+        for mut group in std::mem::take(groups) {
+            if let Some(Value::Array(entries)) = group.get_mut("hooks") {
+                let before = entries.len();
+                entries.retain(|e| !(self.is_ours(e) || is_node_plugin(e)));
+                let gone = before - entries.len();
+                removed += gone;
+                if gone > 0 && first.is_none() {
+                    first = Some(kept.len());
+                }
+                if gone > 0 && entries.is_empty() {
+                    continue;
+                }
+            }
+            kept.push(group);
+        }
+        *groups = kept;
+        (removed, first)
+    }
+
+    fn remove_hooks(&self, root: &mut Map<String, Value>) -> usize {
+        let Some(Value::Object(events)) = root.get_mut("hooks") else {
+            return 0;
+        };
+        let mut removed = 0;
+        for groups in events.values_mut() {
+            if let Value::Array(list) = groups {
+                removed += self.remove_from(list).0;
+            }
+        }
+        events.retain(|_, g| !matches!(g, Value::Array(l) if l.is_empty()));
+        if events.is_empty() {
+            root.remove("hooks");
+        }
+        removed
+    }
+
+    fn merge_hooks(&self, root: &mut Map<String, Value>, exe: &Path) {
+        let events = object_at(root, "hooks");
+        for spec in self.hooks {
+            let mut group = Map::new();
+            if let Some(m) = spec.matcher {
+                group.insert("matcher".into(), json!(m));
+            }
+            group.insert(
+                "hooks".into(),
+                json!([{
+                    "type": "command",
+                    "command": self.command(exe, spec.sub),
+                    "timeout": spec.timeout_s,
+                    "statusMessage": spec.status,
+                }]),
+            );
+            let groups = events
+                .entry(spec.event)
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if !groups.is_array() {
+                *groups = Value::Array(Vec::new());
+            }
+            if let Value::Array(list) = groups {
+                let at = self.remove_from(list).1.unwrap_or(list.len());
+                list.insert(at.min(list.len()), Value::Object(group));
+            }
+        }
+    }
+}
+
+impl PlaceFormat for HookGroupsFile {
+    fn describe(&self) -> &'static str {
+        self.describe
+    }
+
+    fn validate(&self, root: &Map<String, Value>) -> anyhow::Result<()> {
+        if let Some(hooks) = root.get("hooks") {
+            let Value::Object(events) = hooks else {
+                bail!("\"hooks\" is not an object");
+            };
+            for (name, groups) in events {
+                let Value::Array(groups) = groups else {
+                    bail!("\"hooks.{name}\" is not a list");
+                };
+                for g in groups {
+                    let Value::Object(g) = g else {
+                        bail!("\"hooks.{name}\" holds a group that is not an object");
+                    };
+                    if g.get("hooks").is_some_and(|h| !h.is_array()) {
+                        bail!("\"hooks.{name}[].hooks\" is not a list");
+                    }
+                }
+            }
+        }
+        match self.mcp {
+            Some(m) => m.validate(root),
+            None => Ok(()),
+        }
+    }
+
+    fn merge(&self, root: &mut Map<String, Value>, exe: &Path, want: Parts) -> Vec<String> {
+        if want.hooks {
+            self.merge_hooks(root, exe);
+        } else {
+            self.remove_hooks(root);
+        }
+        match self.mcp {
+            Some(m) => m.merge(root, exe, want),
+            None => Vec::new(),
+        }
+    }
+
+    fn remove(&self, root: &mut Map<String, Value>) -> usize {
+        self.remove_hooks(root) + self.mcp.map_or(0, |m| m.remove(root))
+    }
+
+    fn binaries(&self, root: &Map<String, Value>) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .entries(root)
+            .filter(|e| self.is_ours(e))
+            .filter_map(|e| e.get("command").and_then(Value::as_str))
+            .map(first_word)
+            .collect();
+        if let Some(m) = self.mcp {
+            out.extend(m.binaries(root));
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn warnings(&self, root: &Map<String, Value>, path: &Path) -> Vec<String> {
+        match self.disable_all_key {
+            Some(key) if root.get(key) == Some(&Value::Bool(true)) => vec![format!(
+                "{}: \"{key}\" is true: {} runs no hooks, ovhook's included",
+                path.display(),
+                self.describe
+            )],
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SPECS: [HookSpec; 2] = [
+        HookSpec {
+            event: "SessionStart",
+            sub: "session-start",
+            matcher: None,
+            timeout_s: 15,
+            status: "openviking-memory: loading your profile",
+        },
+        HookSpec {
+            event: "PreToolUse",
+            sub: "pre-tool-use",
+            matcher: Some("Read"),
+            timeout_s: 5,
+            status: "openviking-memory: checking viking:// paths",
+        },
+    ];
+    static FILE: HookGroupsFile = HookGroupsFile {
+        describe: "test settings",
+        harness: "qwen",
+        hooks: &SPECS,
+        mcp: None,
+        disable_all_key: Some("disableAllHooks"),
+    };
+
+    #[test]
+    fn shell_words_round_trip() {
+        for p in [
+            "/opt/bin/ovhook",
+            "/home/a b/ovhook",
+            "/x/it's/ovhook",
+            "/x/$HOME/ovhook",
+        ] {
+            let line = format!("{} --harness qwen stop", shell_quote(p));
+            assert_eq!(first_word(&line), p, "{line}");
+        }
+        assert_eq!(
+            first_word("/usr/bin/ovhook --harness qwen stop"),
+            "/usr/bin/ovhook"
+        );
+    }
+
+    #[test]
+    fn merges_in_place_keeps_foreign_and_removes_only_ours() {
+        let mut root: Map<String, Value> = serde_json::from_value(json!({
+            "model": "x",
+            "hooks": {"SessionStart": [
+                {"hooks": [{"type": "command", "command": "echo mine"}]},
+                {"hooks": [{"type": "command", "command": "/old/ovhook --harness qwen session-start"}]}
+            ]}
+        }))
+        .expect("map");
+        let exe = Path::new("/new dir/ovhook");
+        FILE.merge(&mut root, exe, Parts::HOOKS);
+        let once = root.clone();
+        FILE.merge(&mut root, exe, Parts::HOOKS);
+        assert_eq!(root, once);
+        let ss = root["hooks"]["SessionStart"].as_array().expect("list");
+        assert_eq!(ss.len(), 2);
+        assert_eq!(ss[0]["hooks"][0]["command"], "echo mine");
+        assert_eq!(
+            ss[1]["hooks"][0]["command"],
+            "'/new dir/ovhook' --harness qwen session-start"
+        );
+        assert_eq!(root["hooks"]["PreToolUse"][0]["matcher"], "Read");
+        assert_eq!(FILE.binaries(&root), ["/new dir/ovhook"]);
+        let mut off = root.clone();
+        off.insert("disableAllHooks".into(), json!(true));
+        assert_eq!(FILE.warnings(&off, Path::new("/s.json")).len(), 1);
+        let mut off = root.clone();
+        off.insert("disableAllHooks".into(), json!(true));
+        assert_eq!(FILE.warnings(&off, Path::new("/s.json")).len(), 1);
+        assert_eq!(FILE.remove(&mut root), 2);
+        assert_eq!(
+            Value::Object(root),
+            json!({"model": "x", "hooks": {"SessionStart": [
+                {"hooks": [{"type": "command", "command": "echo mine"}]}]}})
+        );
+    }
+
+    #[test]
+    fn another_harness_entries_are_not_ours() {
+        let codex = json!({"type": "command", "command": "/b/ovhook --harness codex stop"});
+        assert!(!FILE.is_ours(&codex));
+        assert!(FILE.is_ours(&json!({"command": "/b/ovhook --harness qwen stop"})));
+        let bad: Map<String, Value> =
+            serde_json::from_value(json!({"hooks": {"Stop": {}}})).expect("map");
+        assert!(FILE.validate(&bad).is_err());
+    }
+}

@@ -1,0 +1,437 @@
+//! The real Qwen Code, Codex and GitHub Copilot CLIs (pinned, cached under `target/agents`
+//! by `scripts/agent-clis.sh`) run headless and offline against the scripted model server
+//! (`testdata/agents/fake_openai.py`), with ovhook installed by
+//! `ovhook install --harness <name>` into a temporary HOME, and the real OpenViking server.
+//!
+//! Per agent, four turns, each its own CLI invocation (the later ones resume the session):
+//! a tool-using turn with a two-part answer, "yes" twice, and a file or shell tool call on
+//! a `viking://` URI. Asserted from the model server's request log and the OpenViking
+//! server: a seeded memory reaches the model as recalled context; the `viking://` call is
+//! denied and the model sees why; every turn is on the server exactly once, with its prompt
+//! and its whole final answer; no worker of ours is left running.
+//!
+//! A CLI that is not installed (no npm when `scripts/agent-clis.sh` ran) skips its test
+//! with a message.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Env;
+use serde_json::{json, Value};
+
+/// Upper bound of one CLI invocation (only catches a hang; a turn takes seconds).
+const CLI_TIMEOUT: Duration = Duration::from_secs(240);
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The pinned CLI, or None (with a message) when it is not installed.
+fn cli(agent: &str) -> Option<PathBuf> {
+    let bin = repo()
+        .join("target/agents")
+        .join(agent)
+        .join("bin")
+        .join(agent);
+    if bin.is_file() {
+        return Some(bin);
+    }
+    eprintln!(
+        "skipping the real {agent} CLI test: {} is not installed (run scripts/agent-clis.sh; \
+         it needs npm)",
+        bin.display()
+    );
+    None
+}
+
+/// The scripted model server, stopped on drop.
+struct ModelServer {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl ModelServer {
+    fn start(dir: &Path, script: &Value) -> ModelServer {
+        let script_path = dir.join("script.json");
+        std::fs::write(&script_path, script.to_string()).expect("script");
+        let log = dir.join("requests.jsonl");
+        let mut child = Command::new("python3")
+            .arg(repo().join("testdata/agents/fake_openai.py"))
+            .args(["--port", "0", "--log"])
+            .arg(&log)
+            .arg("--script")
+            .arg(&script_path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs the fake model server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("LISTENING line");
+        let port = line
+            .strip_prefix("LISTENING ")
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("fake model server said {line:?}"));
+        ModelServer { child, port, log }
+    }
+
+    fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `cmd` to completion (killed and failed past [`CLI_TIMEOUT`]).
+fn run(mut cmd: Command, what: &str) -> Output {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(CLI_TIMEOUT) {
+        Ok(out) => out.unwrap_or_else(|e| panic!("{what}: {e}")),
+        Err(_) => {
+            // SAFETY: signalling the child we spawned, by its pid.
+            unsafe {
+                libc::kill(id as libc::pid_t, libc::SIGKILL);
+            }
+            panic!("{what}: no exit within {CLI_TIMEOUT:?}");
+        }
+    }
+}
+
+/// One agent under test.
+struct Agent {
+    name: &'static str,
+    /// The remote-session prefix of its harness.
+    prefix: &'static str,
+    /// The tool call reading a file, by path.
+    read: fn(&Path) -> Value,
+    /// The tool call on a `viking://` URI that the guard denies.
+    viking: Value,
+}
+
+const PROMPTS: [&str; 4] = [
+    "Which tabs do I like in the kumquat editor? Please read my notes.",
+    "yes",
+    "yes",
+    "Open my viking memory",
+];
+
+impl Agent {
+    fn command(&self, bin: &Path, env: &Env, work: &Path, model: &ModelServer) -> Command {
+        let mut cmd = Command::new(bin);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", env.home())
+            .env("OVHOOK_STATE_DIR", env.state())
+            .env("TMPDIR", env.home().join("tmp"))
+            .current_dir(work);
+        for (k, v) in &env.vars {
+            cmd.env(k, v);
+        }
+        match self.name {
+            "qwen" => {
+                cmd.env("OPENAI_BASE_URL", model.base_url())
+                    .env("OPENAI_API_KEY", "test")
+                    .env("OPENAI_MODEL", "fake-model")
+                    .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
+            }
+            "codex" => {
+                cmd.env("FAKE_MODEL_API_KEY", "test");
+            }
+            _ => {
+                cmd.env("COPILOT_OFFLINE", "true")
+                    .env("COPILOT_PROVIDER_BASE_URL", model.base_url())
+                    .env("COPILOT_PROVIDER_TYPE", "openai")
+                    .env("COPILOT_PROVIDER_API_KEY", "test")
+                    .env("COPILOT_MODEL", "fake-model");
+            }
+        }
+        cmd
+    }
+
+    /// Runs one turn; returns the session id once known.
+    fn turn(
+        &self,
+        bin: &Path,
+        env: &Env,
+        work: &Path,
+        model: &ModelServer,
+        prompt: &str,
+        session: Option<&str>,
+    ) -> String {
+        let mut cmd = self.command(bin, env, work, model);
+        match self.name {
+            "qwen" => {
+                cmd.args(["--auth-type", "openai", "--yolo", "-o", "json"]);
+                if let Some(s) = session {
+                    cmd.args(["--resume", s]);
+                }
+                cmd.arg(prompt);
+            }
+            "codex" => {
+                cmd.args([
+                    "exec",
+                    "--skip-git-repo-check",
+                    "--dangerously-bypass-hook-trust",
+                    "--json",
+                ]);
+                if let Some(s) = session {
+                    cmd.args(["resume", s]);
+                }
+                cmd.arg(prompt);
+            }
+            _ => {
+                cmd.args(["-p", prompt, "--allow-all-tools"]);
+                if let Some(s) = session {
+                    cmd.arg(format!("--resume={s}"));
+                }
+            }
+        }
+        let out = run(cmd, &format!("{} {prompt:?}", self.name));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{} {prompt:?} exited {:?}\n{stdout}\n{}",
+            self.name,
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if let Some(s) = session {
+            return s.to_owned();
+        }
+        match self.name {
+            "qwen" => {
+                let events: Value = serde_json::from_str(&stdout).expect("qwen -o json");
+                events
+                    .as_array()
+                    .and_then(|a| a.iter().find(|e| e["type"] == "result"))
+                    .and_then(|r| r["session_id"].as_str())
+                    .expect("session_id")
+                    .to_owned()
+            }
+            "codex" => stdout
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find(|e| e["type"] == "thread.started")
+                .and_then(|e| e["thread_id"].as_str().map(str::to_owned))
+                .expect("thread.started"),
+            _ => format!("{stdout}{}", String::from_utf8_lossy(&out.stderr))
+                .split("--resume=")
+                .nth(1)
+                .and_then(|rest| rest.split_whitespace().next())
+                .map(str::to_owned)
+                .unwrap_or_else(|| panic!("no session id in copilot's output: {stdout}")),
+        }
+    }
+
+    fn run_test(&self) {
+        let Some(url) = common::server_url() else {
+            return;
+        };
+        let Some(bin) = cli(self.name) else {
+            return;
+        };
+        let env = Env::with_url(&url);
+        let work = env.home().join("work");
+        std::fs::create_dir_all(&work).expect("work");
+        std::fs::create_dir_all(env.home().join("tmp")).expect("tmp");
+        let notes = work.join("notes.md");
+        std::fs::write(&notes, "# Notes\nNOTE-CONTENT-42: water the plants.\n").expect("notes");
+
+        // A memory only this run's prompt recalls.
+        let marker = format!("{}-{}", self.name, std::process::id());
+        let fact = format!("The user prefers {marker}-striped tabs in the kumquat editor.");
+        common::seed(
+            &url,
+            &format!("viking://~/memories/preferences/kumquat-{marker}.md"),
+            &fact,
+        );
+
+        let dir = env.home().join("model");
+        std::fs::create_dir_all(&dir).expect("model dir");
+        let model = ModelServer::start(
+            &dir,
+            &json!({"rules": [
+                {"match": "read my notes", "tool_call": (self.read)(&notes),
+                 "tool_text": "Let me read that file.", "final": ["NOTES-ANSWER part one. ", "Part two."]},
+                {"match": "viking memory", "tool_call": self.viking, "final": ["VIKING-ANSWER"]},
+                {"final": ["PLAIN-ANSWER first part. ", "Second part."]}]}),
+        );
+        if self.name == "codex" {
+            let codex = env.home().join(".codex");
+            std::fs::create_dir_all(&codex).expect(".codex");
+            std::fs::write(
+                codex.join("config.toml"),
+                format!(
+                    "model = \"fake-model\"\nmodel_provider = \"fake\"\napproval_policy = \"never\"\n\
+                     sandbox_mode = \"danger-full-access\"\n\n[model_providers.fake]\nname = \"fake\"\n\
+                     base_url = \"{}\"\nwire_api = \"responses\"\nenv_key = \"FAKE_MODEL_API_KEY\"\n",
+                    model.base_url()
+                ),
+            )
+            .expect("config.toml");
+        }
+
+        let home = env.home().display().to_string();
+        let out = env.run_with(
+            &["install", "--harness", self.name, "--home", &home],
+            b"",
+            &[],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "install: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+
+        // The turns; the request log split per turn.
+        let mut session: Option<String> = None;
+        let mut per_turn: Vec<Vec<Value>> = Vec::new();
+        for prompt in PROMPTS {
+            let before = model.requests().len();
+            let sid = self.turn(&bin, &env, &work, &model, prompt, session.as_deref());
+            session = Some(sid);
+            per_turn.push(model.requests().split_off(before));
+        }
+        let sid = session.expect("session id");
+
+        // Recall: the seeded memory reached the model in the first turn's first request.
+        let first = per_turn[0].first().expect("a model request in turn 1");
+        assert!(
+            first["body"].to_string().contains(&marker),
+            "the recalled memory did not reach the model; log:\n{}",
+            std::fs::read_to_string(env.state().join("ovhook.log")).unwrap_or_default()
+        );
+
+        // Guard: the viking:// call was denied and the model saw why.
+        let denied = per_turn[3]
+            .iter()
+            .find(|r| r["answer"]["label"] == "final-after-tool")
+            .expect("the model answered after the denied call");
+        let seen = denied["answer"]["text"].as_str().unwrap_or("");
+        assert!(seen.contains("OpenViking MCP"), "the model saw: {seen}");
+
+        // The whole final answer of each turn, as the model gave it.
+        let answers: Vec<String> = per_turn
+            .iter()
+            .map(|reqs| {
+                reqs.iter()
+                    .rev()
+                    .find(|r| r["answer"]["label"] == "final-after-tool")
+                    .or_else(|| reqs.iter().find(|r| r["answer"]["label"] == "final"))
+                    .and_then(|r| r["answer"]["text"].as_str())
+                    .expect("a final answer")
+                    .trim()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(answers[1], "PLAIN-ANSWER first part. Second part.");
+
+        // Every turn on the server exactly once, prompt and whole answer.
+        common::wait_all_idle(&env);
+        let remote = ov_engine::ids::remote_session_id(self.prefix, &sid);
+        let client = common::client(&url);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let held = loop {
+            let held = client.session_messages(&remote).unwrap_or_default();
+            if held.len() >= 2 * PROMPTS.len() || Instant::now() > deadline {
+                break held;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        let shown: Vec<(String, Option<String>, String)> = held
+            .iter()
+            .map(|m| (m.role.clone(), m.turn_id.clone(), m.content.clone()))
+            .collect();
+        assert_eq!(held.len(), 2 * PROMPTS.len(), "{remote}: {shown:#?}");
+        for (i, (prompt, answer)) in PROMPTS.iter().zip(&answers).enumerate() {
+            let user = held.get(2 * i).expect("user");
+            let assistant = held.get(2 * i + 1).expect("assistant");
+            assert_eq!(
+                (user.role.as_str(), user.content.as_str()),
+                ("user", *prompt),
+                "{shown:#?}"
+            );
+            assert_eq!(
+                (assistant.role.as_str(), assistant.content.trim()),
+                ("assistant", answer.as_str()),
+                "{shown:#?}"
+            );
+            assert!(
+                user.turn_id.is_some() && user.turn_id == assistant.turn_id,
+                "{shown:#?}"
+            );
+        }
+        let turns: std::collections::HashSet<_> = held.iter().map(|m| &m.turn_id).collect();
+        assert_eq!(
+            turns.len(),
+            PROMPTS.len(),
+            "\"yes\" twice is two turns: {shown:#?}"
+        );
+        common::wait_all_idle(&env);
+    }
+}
+
+#[test]
+fn qwen_code_real_cli() {
+    Agent {
+        name: "qwen",
+        prefix: "qw-",
+        read: |p| json!({"name": "read_file", "arguments": {"file_path": p}}),
+        // read_file rejects a viking:// path itself; glob hands it to the hook.
+        viking: json!({"name": "glob", "arguments": {"pattern": "viking://user/memories/*.md"}}),
+    }
+    .run_test();
+}
+
+#[test]
+fn codex_real_cli() {
+    Agent {
+        name: "codex",
+        prefix: "cx-",
+        read: |p| json!({"name": "exec_command", "arguments": {"cmd": format!("cat {}", p.display())}}),
+        viking: json!({"name": "exec_command", "arguments": {"cmd": "cat viking://user/memories/profile.md"}}),
+    }
+    .run_test();
+}
+
+#[test]
+fn copilot_real_cli() {
+    Agent {
+        name: "copilot",
+        prefix: "gh-",
+        read: |p| json!({"name": "view", "arguments": {"path": p}}),
+        viking: json!({"name": "view", "arguments": {"path": "viking://user/memories/profile.md"}}),
+    }
+    .run_test();
+}
