@@ -110,6 +110,16 @@ pub fn open(path: &Path) -> Result<Option<(File, u64)>, RegularFileError> {
     Ok(Some((file, meta.len())))
 }
 
+/// [`open`] for streaming readers that speak `io::Result`: the file alone, `Ok(None)` when it
+/// does not exist, and a FIFO, device or directory as an `InvalidInput` error naming the path.
+pub fn open_stream(path: &Path) -> io::Result<Option<File>> {
+    match open(path) {
+        Ok(f) => Ok(f.map(|(f, _)| f)),
+        Err(RegularFileError::Io { source, .. }) => Err(source),
+        Err(e) => Err(io::Error::new(io::ErrorKind::InvalidInput, e.to_string())),
+    }
+}
+
 fn clear_nonblock(file: &File) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     let fd = file.as_raw_fd();

@@ -46,6 +46,8 @@ pub fn spawn_self(args: &[&str]) -> bool {
             );
             false
         }
+        // SAFETY: the child of a fork calls only async-signal-safe functions (setsid, open,
+        // dup2, close, execv, _exit) on memory allocated before the fork, then execs or exits.
         0 => unsafe {
             libc::setsid();
             let fd = libc::open(devnull.as_ptr(), libc::O_RDWR);

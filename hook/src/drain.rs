@@ -48,17 +48,27 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     if !quiet {
         let mut pending = 0;
         let mut aside = 0;
+        let mut uncaptured = 0;
         for dir in &dirs {
             if let Ok(store) = ov_engine::store::SessionStore::open(dir) {
                 if let Ok(f) = store.fold() {
                     pending += f.state.outbox().len() + f.state.sends.len();
                     aside += f.state.set_aside().len();
+                    uncaptured += f.state.turns_uncaptured().len();
                 }
             }
         }
         println!(
-            "drained {} session(s): {pending} message(s) still pending, {aside} set aside{}",
+            "drained {} session(s): {pending} message(s) still pending, {aside} set aside{}{}",
             dirs.len(),
+            if uncaptured > 0 {
+                format!(
+                    ", {uncaptured} turn(s) not captured (transcript unreadable or missing them: \
+                     see `ovreplay sessions`)"
+                )
+            } else {
+                String::new()
+            },
             if failed > 0 {
                 format!(", {failed} failed")
             } else {

@@ -232,13 +232,15 @@ fn auto_capture_off_spawns_no_worker() {
     let listener = common::CountingListener::start();
     let mut env = Env::with_url(&listener.url());
     env.set("OPENVIKING_AUTO_CAPTURE", "0");
+    // A worker the Stop would start runs in the hook's own process: when the hook returns,
+    // any worker has already journaled (no waiting for a detached one).
+    env.set("OVHOOK_NO_DETACH", "1");
     let sid = common::unique_session();
     let turn = Turn::new("nocapture");
     assert_eq!(
         env.hook("stop", &common::stop_payload(&sid, &turn, env.home())),
         ""
     );
-    std::thread::sleep(std::time::Duration::from_millis(300));
     let evs = env.events(&sid);
     assert_eq!(count(&evs, |e| matches!(e, Event::WorkerStarted { .. })), 0);
     assert!(!ov_engine::paths::worker_lock(&env.journal_dir(&sid)).exists());

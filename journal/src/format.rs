@@ -245,7 +245,7 @@ pub fn decode_frame(data: &[u8], at: usize) -> Result<Decoded<'_>, DecodeError> 
 }
 
 #[cfg(test)]
-#[expect(clippy::unwrap_used, clippy::indexing_slicing, reason = "tests")]
+#[expect(clippy::indexing_slicing, reason = "tests")]
 mod tests {
     use super::*;
 

@@ -109,7 +109,6 @@ impl Drop for FileLock {
 }
 
 #[cfg(test)]
-#[expect(clippy::unwrap_used, reason = "tests")]
 mod tests {
     use super::*;
 

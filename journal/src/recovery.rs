@@ -179,7 +179,7 @@ pub(crate) fn next_unit(data: &[u8], from: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
-#[expect(clippy::unwrap_used, clippy::indexing_slicing, reason = "tests")]
+#[expect(clippy::indexing_slicing, reason = "tests")]
 mod tests {
     use super::*;
     use crate::format::encode_frame;

@@ -193,9 +193,9 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         assert!(!is_journal(&tmp.path().join("missing")));
         assert!(!is_journal(tmp.path()));
-        std::fs::write(tmp.path().join("LOCK"), b"").expect("write");
+        fs::write(tmp.path().join("LOCK"), b"").expect("write");
         assert!(!is_journal(tmp.path()));
-        std::fs::write(path(tmp.path(), 1), b"").expect("write");
+        fs::write(path(tmp.path(), 1), b"").expect("write");
         assert!(is_journal(tmp.path()));
     }
 }

@@ -43,7 +43,7 @@ pub enum ClientError {
         message: String,
         /// Whether a later attempt may succeed (see the type docs).
         retryable: bool,
-        /// The server's trace id of the reply (see [`trace_id_of`]).
+        /// The server's trace id of the reply (see `trace_id_of`).
         trace_id: Option<String>,
     },
     /// The reply did not come from OpenViking: a 2xx whose body is not OpenViking's JSON

@@ -320,20 +320,20 @@ mod tests {
     fn a_huge_git_config_is_read_only_so_far() {
         let dir = tempfile::tempdir().expect("tmp");
         let git = dir.path().join(".git");
-        std::fs::create_dir(&git).expect("mkdir");
+        fs::create_dir(&git).expect("mkdir");
         let mut text = String::from("[core]\n");
         let filler = "\t# padding padding padding padding padding padding padding padding\n";
         while (text.len() as u64) < GIT_CONFIG_READ_BYTES + 4096 {
             text.push_str(filler);
         }
         text.push_str("[remote \"origin\"]\n\turl = git@github.com:a/b.git\n");
-        std::fs::write(git.join("config"), &text).expect("write");
+        fs::write(git.join("config"), &text).expect("write");
         let info = RepoInfo::discover(dir.path()).expect("repo");
         assert_eq!(
             info.remote_id, None,
             "the origin past the read bound was read"
         );
-        std::fs::write(
+        fs::write(
             git.join("config"),
             "[remote \"origin\"]\n\turl = git@github.com:a/b.git\n",
         )
@@ -347,7 +347,7 @@ mod tests {
         use std::os::unix::ffi::OsStrExt;
         let dir = tempfile::tempdir().expect("tmp");
         let git = dir.path().join(".git");
-        std::fs::create_dir(&git).expect("mkdir");
+        fs::create_dir(&git).expect("mkdir");
         let cfg = git.join("config");
         let c = std::ffi::CString::new(cfg.as_os_str().as_bytes()).expect("path");
         // SAFETY: a valid NUL-terminated path.

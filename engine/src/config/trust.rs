@@ -63,7 +63,7 @@ pub fn repo_rule(key: &str) -> RepoRule {
 }
 
 /// `Err(reason)` when a repository file may not set `key` to `value` over `cfg` (the layers
-/// below it); the reason completes "ignored <key>: …".
+/// below it); the reason completes `ignored <key>: …`.
 pub fn check_repo_value(cfg: &Config, key: &str, value: &Typed) -> Result<(), String> {
     match (repo_rule(key), value) {
         (RepoRule::Free, _) => Ok(()),

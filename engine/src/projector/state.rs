@@ -348,6 +348,30 @@ impl State {
             .map(|(_, b)| b.as_deref())
     }
 
+    /// Turns whose Stop was seen and a worker ran, but which the transcript never showed (it
+    /// could not be read, [`State::problems`] says why, or lacks them) and of which no answer
+    /// was planned from the Stop payload either. (Their prompt may be pending.) Empty while no
+    /// worker ever ran (capture off, or bypassed: nothing was meant to be sent).
+    pub fn turns_uncaptured(&self) -> Vec<&str> {
+        if self.workers_started == 0 {
+            return Vec::new();
+        }
+        let answered: std::collections::BTreeSet<&str> = self
+            .messages
+            .values()
+            .filter(|m| m.role == Role::Assistant)
+            .filter_map(|m| m.turn_id.as_deref())
+            .collect();
+        let mut v: Vec<(&u64, &str)> = self
+            .turns
+            .iter()
+            .filter(|(id, t)| t.stops > 0 && !t.in_rollout && !answered.contains(id.as_str()))
+            .map(|(id, t)| (&t.order, id.as_str()))
+            .collect();
+        v.sort();
+        v.into_iter().map(|(_, id)| id).collect()
+    }
+
     /// Turns that saw a prompt but never a Stop (for liveness reports).
     pub fn turns_missing_stop(&self) -> Vec<&str> {
         let mut v: Vec<(&u64, &str)> = self

@@ -1,7 +1,7 @@
 //! Incremental, bounded-memory reading of a rollout file into a [`RolloutChunk`].
 
 use std::collections::HashMap;
-use std::fs::{File, Metadata};
+use std::fs::Metadata;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -141,9 +141,11 @@ pub fn read_chunk(
     path: &Path,
     resume: Option<(FileIdentity, u64)>,
 ) -> io::Result<Option<RolloutChunk>> {
-    let mut file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+    // A FIFO or a device at the path is an error, never a wait (the caller holds the worker
+    // lock): only a regular file is opened.
+    let mut file = match crate::regular_file::open_stream(path) {
+        Ok(Some(f)) => f,
+        Ok(None) => return Ok(None),
         Err(e) => return Err(ctx(path, 0)(e)),
     };
     let meta = file.metadata().map_err(ctx(path, 0))?;

@@ -46,9 +46,10 @@ impl Tail {
     /// Opens `path` for reading past `resume` (identity and offset of the last read).
     /// `None` when the file does not exist.
     pub fn open(path: &Path, resume: Option<(FileIdentity, u64)>) -> io::Result<Option<Tail>> {
-        let mut file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        // Only a regular file: a FIFO or a device there is an error, never a wait.
+        let mut file = match crate::regular_file::open_stream(path) {
+            Ok(Some(f)) => f,
+            Ok(None) => return Ok(None),
             Err(e) => return Err(io_context(path, 0)(e)),
         };
         let meta = file.metadata().map_err(io_context(path, 0))?;

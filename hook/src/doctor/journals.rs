@@ -74,6 +74,27 @@ pub fn report(state_root: &Path) -> Vec<Check> {
                 ));
             }
         }
+        let uncaptured: Vec<&str> = st
+            .turns_uncaptured()
+            .into_iter()
+            .filter(|t| {
+                st.turns
+                    .get(*t)
+                    .is_some_and(|l| now.saturating_sub(l.last_at_ms) > STALE_TURN_MS)
+            })
+            .collect();
+        if !uncaptured.is_empty() {
+            out.push(Check::new(
+                Level::Warn,
+                format!("session {name}"),
+                format!(
+                    "{} turn(s) not captured: {} (last problem: {})",
+                    uncaptured.len(),
+                    uncaptured.join(", "),
+                    st.problems.last().map_or("none recorded", String::as_str)
+                ),
+            ));
+        }
         let missing: Vec<&str> = st
             .turns_missing_stop()
             .into_iter()

@@ -12,7 +12,7 @@ pub fn create_dir(dir: &Path, mode: u32) -> anyhow::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
-    std::fs::DirBuilder::new()
+    fs::DirBuilder::new()
         .recursive(true)
         .mode(mode)
         .create(dir)

@@ -119,7 +119,7 @@ fn torn_under_absolute_consistency_is_refused_and_left_alone() {
     let (_t, d) = golden_copy("torn");
     let before = fs::read(spec::seg(&d, 0)).unwrap();
     let opts = Options {
-        recovery: ov_journal::RecoveryMode::AbsoluteConsistency,
+        recovery: RecoveryMode::AbsoluteConsistency,
         ..Options::default()
     };
     match Journal::open(&d, opts) {

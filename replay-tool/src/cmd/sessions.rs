@@ -33,6 +33,8 @@ pub struct Row {
     pub in_doubt: usize,
     /// Turns with UserPromptSubmit but no Stop.
     pub hooks_missing: usize,
+    /// Turns with a Stop of which nothing was captured (transcript unreadable or missing them).
+    pub uncaptured: usize,
     /// The last problem recorded, or why the journal could not be read.
     pub last_problem: Option<String>,
 }
@@ -92,6 +94,7 @@ fn row(dir: &std::path::Path) -> Row {
         set_aside: 0,
         in_doubt: 0,
         hooks_missing: 0,
+        uncaptured: 0,
         last_problem: None,
     };
     let folded = match crate::view::fold(dir) {
@@ -117,6 +120,7 @@ fn row(dir: &std::path::Path) -> Row {
     row.set_aside = count(|st| matches!(st, MessageStatus::SetAside { .. }));
     row.in_doubt = s.in_doubt().len();
     row.hooks_missing = s.turns_missing_stop().len();
+    row.uncaptured = s.turns_uncaptured().len();
     row.last_problem = match folded.skipped.last() {
         Some(s) => Some(format!(
             "undecodable record at {}: {}",
@@ -130,12 +134,20 @@ fn row(dir: &std::path::Path) -> Row {
 /// The human table.
 pub fn table(rows: &[Row]) -> String {
     let mut o = format!(
-        "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7}  last problem\n",
-        "session", "last activity", "turns", "acked", "pending", "aside", "in doubt", "no stop"
+        "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10}  last problem\n",
+        "session",
+        "last activity",
+        "turns",
+        "acked",
+        "pending",
+        "aside",
+        "in doubt",
+        "no stop",
+        "uncaptured"
     );
     for r in rows {
         o += &format!(
-            "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7}  {}\n",
+            "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10}  {}\n",
             r.session_id,
             r.last_activity.as_deref().unwrap_or("-"),
             r.turns,
@@ -144,6 +156,7 @@ pub fn table(rows: &[Row]) -> String {
             r.set_aside,
             r.in_doubt,
             r.hooks_missing,
+            r.uncaptured,
             r.last_problem.as_deref().unwrap_or("-")
         );
     }

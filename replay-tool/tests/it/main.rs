@@ -1,4 +1,8 @@
 //! ovreplay's integration tests: one binary (one test binary per crate).
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers outside #[test] functions: a panic there is a failed test"
+)]
 
 mod cli;
 mod compact;

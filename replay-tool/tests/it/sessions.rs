@@ -30,12 +30,12 @@ fn sessions_table() {
         .assert()
         .success();
     insta::assert_snapshot!(String::from_utf8_lossy(&out.get_output().stdout), @r#"
-    session                                      last activity            turns acked pending aside in doubt no stop  last problem
-    sess_doubt                                   2026-03-02T09:00:05.785Z     2     2       0     0        1       0  -
-    sess_aside                                   2026-03-02T09:00:05.720Z     2     1       0     2        0       0  -
-    sess_clean                                   2026-03-02T09:00:05.610Z     2     4       0     0        0       0  -
-    sess_open                                    2026-03-02T09:00:05.220Z     2     2       0     0        0       1  -
-    sess_offline                                 2026-03-02T09:00:03.231Z     1     0       2     0        0       0  undecodable record at 0:826: unknown codec version 9 (this build reads up to 1)
+    session                                      last activity            turns acked pending aside in doubt no stop uncaptured  last problem
+    sess_doubt                                   2026-03-02T09:00:05.785Z     2     2       0     0        1       0          0  -
+    sess_aside                                   2026-03-02T09:00:05.720Z     2     1       0     2        0       0          1  -
+    sess_clean                                   2026-03-02T09:00:05.610Z     2     4       0     0        0       0          0  -
+    sess_open                                    2026-03-02T09:00:05.220Z     2     2       0     0        0       1          0  -
+    sess_offline                                 2026-03-02T09:00:03.231Z     1     0       2     0        0       0          0  undecodable record at 0:826: unknown codec version 9 (this build reads up to 1)
     5 session(s)
     "#);
 }
@@ -56,6 +56,7 @@ fn sessions_json() {
         .find(|r| r["session_id"] == "sess_open")
         .unwrap();
     assert_eq!(open["hooks_missing"], 1);
+    assert_eq!(open["uncaptured"], 0);
     assert_eq!(open["turns"], 2);
     let aside = rows
         .iter()
@@ -63,6 +64,8 @@ fn sessions_json() {
         .unwrap();
     assert_eq!(aside["set_aside"], 2);
     assert_eq!(aside["acked"], 1);
+    // turn_b2: an empty Stop answer and no rollout read: its answer was never captured.
+    assert_eq!(aside["uncaptured"], 1);
 }
 
 #[test]

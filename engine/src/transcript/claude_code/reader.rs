@@ -1,7 +1,6 @@
 //! Incremental, bounded-memory reading of a transcript into a [`RolloutChunk`].
 
 use std::collections::HashSet;
-use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -135,7 +134,8 @@ const LOOK_BACK: u64 = 1 << 20;
 fn preceding_blocks(path: &Path, start: u64, message_id: &str) -> Vec<AssistantLine> {
     let from = start.saturating_sub(LOOK_BACK);
     let mut buf = Vec::new();
-    let read = File::open(path).and_then(|mut f| {
+    let read = crate::regular_file::open_stream(path).and_then(|f| {
+        let mut f = f.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
         f.seek(SeekFrom::Start(from))?;
         f.take(start - from).read_to_end(&mut buf)
     });
