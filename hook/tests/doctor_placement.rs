@@ -288,3 +288,25 @@ fn version_prints_the_version_and_the_commit() {
         "{out}"
     );
 }
+
+#[test]
+fn a_zcode_json_between_the_folder_and_the_git_root_counts_as_project_level() {
+    let env = Env::new();
+    let repo = env.repo("r");
+    let (code, out) = env.ovhook(&repo, &["install", "--scope", "project"]);
+    assert_eq!(code, 0, "{out}");
+    // ZCode also loads `zcode.json` in any folder from the session's folder up to the git root.
+    let sub = repo.join("src");
+    fs::rename(repo.join(".zcode/config.json"), sub.join("zcode.json")).expect("mv");
+    let (code, out) = env.doctor(&sub, &[("ZCODE_APP_VERSION", "3.10.2")]);
+    assert_eq!(code, 0, "{out}");
+    let here = line(&out, "zcode hooks here:");
+    assert!(
+        here.contains("project-level")
+            && here.contains(&sub.join("zcode.json").display().to_string()),
+        "{here}"
+    );
+    // From the repository root the file in src/ is not on the path: nothing runs there.
+    let (code, out) = env.doctor(&repo, &[("ZCODE_APP_VERSION", "3.10.2")]);
+    assert_eq!(code, 1, "{out}");
+}

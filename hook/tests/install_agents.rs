@@ -1,0 +1,144 @@
+//! `ovhook install --harness qwen|codex|copilot` and `uninstall` on a temporary HOME: our
+//! entries go into each agent's own files next to foreign ones, a re-install rewrites
+//! nothing, uninstall leaves the user's files as they were, a malformed file is refused
+//! untouched, and doctor reports the install.
+
+mod common;
+
+use std::path::Path;
+
+use common::Env;
+use serde_json::{json, Value};
+
+fn ok(env: &Env, args: &[&str]) -> String {
+    let out = env.run_with(args, b"", &[]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {text}");
+    text
+}
+
+fn read(p: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .expect("json")
+}
+
+/// (harness, its files with foreign entries, the file and JSON pointer of a hook of ours)
+type Case = (
+    &'static str,
+    Vec<(&'static str, Value)>,
+    &'static str,
+    &'static str,
+);
+
+fn cases() -> Vec<Case> {
+    vec![
+        (
+            "qwen",
+            vec![(
+                ".qwen/settings.json",
+                json!({"model": {"name": "x"}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]},
+                       "mcpServers": {"other": {"command": "other-mcp"}}}),
+            )],
+            ".qwen/settings.json",
+            "/hooks/Stop/1/hooks/0/command",
+        ),
+        (
+            "codex",
+            vec![(
+                ".codex/hooks.json",
+                json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]}}),
+            )],
+            ".codex/hooks.json",
+            "/hooks/PreToolUse/1/hooks/0/command",
+        ),
+        (
+            "copilot",
+            vec![
+                (
+                    ".copilot/settings.json",
+                    json!({"model": "x", "hooks": {"agentStop": [{"type": "command", "bash": "echo mine"}]}}),
+                ),
+                (
+                    ".copilot/mcp-config.json",
+                    json!({"mcpServers": {"other": {"type": "local", "command": "other-mcp", "tools": ["*"]}}}),
+                ),
+            ],
+            ".copilot/settings.json",
+            "/hooks/agentStop/1/bash",
+        ),
+    ]
+}
+
+#[test]
+fn install_keeps_foreign_entries_is_idempotent_and_uninstall_restores() {
+    for (harness, files, ours_in, pointer) in cases() {
+        let env = Env::new();
+        let home = env.home().display().to_string();
+        for (rel, content) in &files {
+            let p = env.home().join(rel);
+            std::fs::create_dir_all(p.parent().expect("dir")).expect("mkdir");
+            std::fs::write(&p, serde_json::to_vec_pretty(content).expect("json")).expect("write");
+        }
+        ok(&env, &["install", "--harness", harness, "--home", &home]);
+        let installed = read(&env.home().join(ours_in));
+        let cmd = installed
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("{harness}: no hook of ours at {pointer}: {installed:#}"));
+        assert!(cmd.contains(&format!("--harness {harness} ")), "{cmd}");
+        let bytes: Vec<Vec<u8>> = files
+            .iter()
+            .map(|(rel, _)| std::fs::read(env.home().join(rel)).expect("read"))
+            .collect();
+        ok(&env, &["install", "--harness", harness, "--home", &home]);
+        for ((rel, _), before) in files.iter().zip(&bytes) {
+            assert_eq!(
+                &std::fs::read(env.home().join(rel)).expect("read"),
+                before,
+                "{harness}: a re-install rewrote {rel}"
+            );
+        }
+        let doctor = env.run_with(&["doctor", "--home", &home], b"", &[]);
+        let report = String::from_utf8_lossy(&doctor.stdout);
+        assert!(
+            report
+                .lines()
+                .any(|l| l.starts_with("ok ") && l.contains(env!("CARGO_BIN_EXE_ovhook"))),
+            "{harness}: {report}"
+        );
+        ok(&env, &["uninstall", "--harness", harness, "--home", &home]);
+        for (rel, content) in &files {
+            assert_eq!(
+                &read(&env.home().join(rel)),
+                content,
+                "{harness}: uninstall left {rel} changed"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_malformed_file_is_refused_and_left_untouched() {
+    for (harness, rel) in [
+        ("qwen", ".qwen/settings.json"),
+        ("codex", ".codex/hooks.json"),
+        ("copilot", ".copilot/settings.json"),
+    ] {
+        let env = Env::new();
+        let p = env.home().join(rel);
+        std::fs::create_dir_all(p.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&p, "{\"hooks\": [}").expect("write");
+        let home = env.home().display().to_string();
+        let out = env.run_with(
+            &["install", "--harness", harness, "--home", &home],
+            b"",
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(1), "{harness}");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "{\"hooks\": [}");
+    }
+}
