@@ -29,7 +29,8 @@ cleanup() {
   if [ -f "$WORK/pids" ]; then
     while read -r p; do kill "$p" 2>/dev/null || true; done <"$WORK/pids"
   fi
-  rm -rf "$WORK"
+  sleep 1 # detached workers of the last runs
+  rm -rf "$WORK" 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -67,8 +68,7 @@ HANG=$(start_server hang)
 SLOW=$(start_server slow)
 
 N=0
-payload() { # event -> a payload file with a fresh session and turn
-  N=$((N + 1))
+payload() { # event -> a payload file with session and turn number $N (the caller bumps N)
   local f=$WORK/p$N.json sid=sess_bench-$$-$N turn=turn_bench-$$-$N
   case $1 in
     session-start) printf '{"hookEventName":"SessionStart","sessionId":"%s","cwd":"%s","source":"startup"}' "$sid" "$REPO" ;;
@@ -85,9 +85,10 @@ row() {
   local name=$1 hook=$2 mode=$3; shift 3
   local times=() cmd
   for _ in $(seq "$RUNS"); do
-    rm -rf "$WORK/state"
+    N=$((N + 1))
     local p; p=$(payload "$hook")
-    local base=(env -i PATH=/usr/bin:/bin HOME="$H" OVHOOK_STATE_DIR="$WORK/state" "$@" "$BIN" "$hook")
+    # A state root per run: a detached Stop worker may still be writing the previous one.
+    local base=(env -i PATH=/usr/bin:/bin HOME="$H" OVHOOK_STATE_DIR="$WORK/state-$N" "$@" "$BIN" "$hook")
     local t0 t1 rc
     t0=$(date +%s%N)
     case $mode in
@@ -163,12 +164,11 @@ ROLL=$H/.zcode/cli/rollout
 mkdir -p "$ROLL"
 fifo_times=()
 for _ in $(seq "$RUNS"); do
-  rm -rf "$WORK/state"
   N=$((N + 1)); sid=sess_bench-$$-$N
   rm -f "$ROLL/model-io-$sid.jsonl"; mkfifo "$ROLL/model-io-$sid.jsonl"
   printf '{"hookEventName":"Stop","sessionId":"%s","turnId":"turn_f%s","cwd":"%s"}' "$sid" "$N" "$REPO" >"$WORK/fifo.json"
   t0=$(date +%s%N)
-  env -i PATH=/usr/bin:/bin HOME="$H" OVHOOK_STATE_DIR="$WORK/state" $OFF OVHOOK_NO_DETACH=1 "$BIN" stop <"$WORK/fifo.json" >/dev/null
+  env -i PATH=/usr/bin:/bin HOME="$H" OVHOOK_STATE_DIR="$WORK/state-$N" $OFF OVHOOK_NO_DETACH=1 "$BIN" stop <"$WORK/fifo.json" >/dev/null
   t1=$(date +%s%N)
   fifo_times+=($(((t1 - t0) / 1000000)))
 done
