@@ -213,6 +213,10 @@ fn the_plugin_installed_from_a_local_marketplace_runs_every_hook() {
         "doctor sees the plugin: {alone}"
     );
     assert!(!alone.contains("run twice"), "{alone}");
+    assert!(
+        alone.contains("ok claude-code mcp: from the ovhook plugin"),
+        "{alone}"
+    );
     let install = clean(&PathBuf::from(env!("CARGO_BIN_EXE_ovhook")), &home)
         .args(["install", "--harness", "claude-code", "--url", &url])
         .output()

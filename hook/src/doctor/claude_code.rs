@@ -202,6 +202,11 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
                 mcp_path.display()
             ),
         ),
+        None if !plugins.is_empty() => Check::new(
+            Level::Ok,
+            "claude-code mcp",
+            "from the ovhook plugin (its .mcp.json)",
+        ),
         None => Check::new(
             Level::Ok,
             "claude-code mcp",
