@@ -221,7 +221,11 @@ fn the_plugin_installed_from_a_local_marketplace_runs_every_hook() {
         .args(["install", "--harness", "claude-code", "--url", &url])
         .output()
         .expect("ovhook install");
-    ok("ovhook install", &install);
+    let said = ok("ovhook install", &install);
+    assert!(
+        said.contains("the ovhook Claude Code plugin ovhook@ovhook is installed too"),
+        "install warns: {said}"
+    );
     let both = doctor(&home);
     assert!(
         both.contains(
