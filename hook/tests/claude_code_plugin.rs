@@ -179,12 +179,24 @@ fn the_plugin_installed_from_a_local_marketplace_runs_every_hook() {
     })
     .expect("client");
     let remote = ov_engine::ids::remote_session_id("cc-", &sid);
-    let held: Vec<(String, String)> = client
-        .session_messages(&remote)
-        .expect("messages")
-        .into_iter()
-        .map(|m| (m.role, m.content))
-        .collect();
+    let read = || -> Vec<(String, String)> {
+        client
+            .session_messages(&remote)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| (m.role, m.content))
+            .collect()
+    };
+    // The hooks hand the send to a detached worker, which may start after the turn returns.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while read().len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    while !ours_running(&plugin_exe, &home).is_empty() {
+        assert!(Instant::now() < deadline, "ovhook still running");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let held = read();
     assert_eq!(
         held,
         vec![
