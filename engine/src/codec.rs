@@ -243,7 +243,8 @@ mod tests {
         }
     }
 
-    /// The events added for journal damage, appended to the enum: old variants keep their bytes.
+    /// The events appended to the enum (journal damage, spill files): old variants keep their
+    /// bytes.
     #[test]
     fn golden_bytes_of_the_damage_events() {
         let cases = [
@@ -261,6 +262,13 @@ mod tests {
                     present: vec![DedupKey::for_turn("t", Role::User)],
                 },
                 "0101010115010b7475726e3a743a75736572",
+            ),
+            (
+                Event::SpillIngested {
+                    name: "x".into(),
+                    events: 1,
+                },
+                "0101010116017801",
             ),
         ];
         let mut buf = Vec::new();
