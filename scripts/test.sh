@@ -71,6 +71,9 @@ fi
 echo "== tests"
 cargo test --workspace --locked --no-fail-fast
 
+echo "== fault matrix (scripts/fault-matrix.sh: every fault row against the real server)"
+bash scripts/fault-matrix.sh
+
 echo "== release bundle: two packagings of one commit give byte-identical archives"
 DIST_GZIP_LEVEL=1 bash scripts/dist.sh --bin-dir target/debug --check-reproducible
 

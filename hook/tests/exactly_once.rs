@@ -11,9 +11,12 @@ use common::{assert_exactly_once, assert_settled, Env, Session};
 use ov_engine::event::Event;
 
 /// Every worker commits (the commit path and its failpoint are on the way of every turn).
+/// These tests are about exactly-once, not latency: a generous request timeout keeps a
+/// loaded machine's slow embedding from turning a send into an in-doubt one.
 fn env(url: &str) -> Env {
     let mut e = Env::with_url(url);
     e.set("OPENVIKING_COMMIT_TOKEN_THRESHOLD", "0");
+    e.set("OPENVIKING_TIMEOUT_MS", "30000");
     e
 }
 

@@ -177,7 +177,11 @@ pub struct SimulateArgs {
     pub user: Option<String>,
     /// Faults, comma-separated; turns numbered from 0: `drop-stop@N`, `dup-stop@N`,
     /// `late-stop@N`, `kill:POINT@N`, `server-down@A-B`, `race-stop@N`, `rotate@N`,
-    /// `partial-line@N`.
+    /// `partial-line@N`, `server-slow@A-B`, `server-html@A-B`, `server-redirect@A-B`,
+    /// `truncate@N`, `no-turn-id@N`, `stdin-open@N`, `lock-held@N`, `flip-first@N`,
+    /// `flip-mid@N`, `compact@N`, `flip-snapshot@N`, `compact-race@N`, `fifo-rollout@N`,
+    /// `huge-answer@N`, `repo:KIND@0` (config-stdout, config-tty, raise-limits,
+    /// git-config-huge, git-origin-token), `url-userinfo@0`.
     #[arg(long, value_name = "SPEC")]
     pub faults: Option<String>,
     /// The ovhook binary (default: next to ovreplay, else `target/{debug,release}/ovhook`).

@@ -35,6 +35,9 @@ pub fn report(home: &Path) -> Vec<Check> {
                 ));
                 continue;
             }
+            for w in place.format.warnings(&doc.root, &place.path) {
+                out.push(Check::new(Level::Fail, what.clone(), w));
+            }
             let bins = place.format.binaries(&doc.root);
             if bins.is_empty() {
                 out.push(Check::new(

@@ -14,7 +14,7 @@ use crate::render;
 
 /// What `compact` did.
 #[derive(Debug, Clone)]
-struct Compacted {
+pub(crate) struct Compacted {
     /// The fold before.
     before: State,
     /// The fold after (from the new snapshot).
@@ -27,7 +27,7 @@ struct Compacted {
 
 /// `SessionStore::compact()` on the journal at `dir`, then the segments before the snapshot's
 /// are removed. The caller has checked that `dir` is a journal (open would create one).
-fn compact(dir: &Path) -> anyhow::Result<Compacted> {
+pub(crate) fn compact(dir: &Path) -> anyhow::Result<Compacted> {
     let store = ov_engine::store::SessionStore::open_with(dir, crate::view::LOCK_WAIT)
         .with_context(|| format!("could not open {}", dir.display()))?;
     let before = store

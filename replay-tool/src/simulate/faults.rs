@@ -4,6 +4,12 @@
 //! SPEC  := FAULT ( "," FAULT )*
 //! FAULT := "drop-stop@" N | "dup-stop@" N | "late-stop@" N | "race-stop@" N
 //!        | "rotate@" N | "partial-line@" N | "kill:" POINT "@" N | "server-down@" N "-" N
+//!        | "server-slow@" N "-" N | "server-html@" N "-" N | "server-redirect@" N "-" N
+//!        | "truncate@" N | "no-turn-id@" N | "stdin-open@" N | "lock-held@" N
+//!        | "flip-first@" N | "flip-mid@" N | "compact@" N | "flip-snapshot@" N
+//!        | "compact-race@" N | "fifo-rollout@" N | "huge-answer@" N
+//!        | "repo:" REPO "@0" | "url-userinfo@0"
+//! REPO  := config-stdout | config-tty | raise-limits | git-config-huge | git-origin-token
 //! POINT := after-stop-journaled | after-rollout-read | after-plan | after-request-sent
 //!        | after-reply-before-outcome | after-commit-sent
 //! ```
@@ -45,6 +51,77 @@ pub enum Fault {
     Rotate(usize),
     /// Turn N's last rollout line is written without its newline until after its Stop.
     PartialLine(usize),
+    /// From turn A to B, hooks reach the server through a proxy that delays every reply
+    /// by [`SLOW_MS`].
+    ServerSlow(usize, usize),
+    /// From turn A to B, a proxy answers every request with 200 and an HTML page.
+    ServerHtml(usize, usize),
+    /// From turn A to B, a proxy answers every request with a 307 to another origin.
+    ServerRedirect(usize, usize),
+    /// Before turn N the rollout is truncated in place to 0 bytes (same inode).
+    Truncate(usize),
+    /// Turn N's hook payloads carry no turn id.
+    NoTurnId(usize),
+    /// Turn N's UserPromptSubmit and Stop get their payload on a stdin that never closes.
+    StdinOpen(usize),
+    /// The journal's lock is held by another process while turn N's UserPromptSubmit runs.
+    LockHeld(usize),
+    /// After turn N (workers idle), one byte of the journal's first frame is flipped.
+    FlipFirst(usize),
+    /// After turn N (workers idle), one byte in the middle of the active segment is flipped.
+    FlipMid(usize),
+    /// After turn N (workers idle), `ovreplay compact` runs on the journal.
+    Compact(usize),
+    /// After turn N: compact, then one byte inside the snapshot is flipped.
+    FlipSnapshot(usize),
+    /// `ovreplay compact` runs over and over while turn N's hooks fire.
+    CompactRace(usize),
+    /// During turn N's Stop the rollout path is a FIFO (the file is put back afterwards).
+    FifoRollout(usize),
+    /// Turn N's answer is replaced by one over 32 MiB (set aside, not expected on the server).
+    HugeAnswer(usize),
+    /// The working directory is a hostile repository (see [`Repo`]).
+    Repo(Repo),
+    /// The server URL carries the API key in its userinfo (`http://KEY@host`).
+    UrlUserinfo,
+}
+
+/// A hostile repository as the working directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repo {
+    /// `.openviking/config.json` is a symlink to `/proc/self/fd/1`.
+    ConfigStdout,
+    /// `.openviking/config.json` is a symlink to `/dev/tty`.
+    ConfigTty,
+    /// `.openviking/config.json` raises `network.timeout_ms` and `hooks.max_output_bytes`.
+    RaiseLimits,
+    /// `.git/config` is 200 MB.
+    GitConfigHuge,
+    /// `.git/config`'s origin is `user:TOKEN@host/path`.
+    GitOriginToken,
+}
+
+/// Delay of every reply under `server-slow` (a server taking 7 s per request).
+pub const SLOW_MS: u64 = 7_000;
+
+/// The secret a fault plants (URL key, origin token): it must never reach the state folder.
+pub const PLANTED_SECRET: &str = "ovsim-planted-secret-7f3c9a";
+
+impl Repo {
+    const ALL: [(&'static str, Repo); 5] = [
+        ("config-stdout", Repo::ConfigStdout),
+        ("config-tty", Repo::ConfigTty),
+        ("raise-limits", Repo::RaiseLimits),
+        ("git-config-huge", Repo::GitConfigHuge),
+        ("git-origin-token", Repo::GitOriginToken),
+    ];
+
+    fn name(self) -> &'static str {
+        Repo::ALL
+            .iter()
+            .find(|(_, r)| *r == self)
+            .map_or("?", |(n, _)| n)
+    }
 }
 
 impl fmt::Display for Fault {
@@ -58,6 +135,22 @@ impl fmt::Display for Fault {
             Fault::RaceStop(n) => write!(f, "race-stop@{n}"),
             Fault::Rotate(n) => write!(f, "rotate@{n}"),
             Fault::PartialLine(n) => write!(f, "partial-line@{n}"),
+            Fault::ServerSlow(a, b) => write!(f, "server-slow@{a}-{b}"),
+            Fault::ServerHtml(a, b) => write!(f, "server-html@{a}-{b}"),
+            Fault::ServerRedirect(a, b) => write!(f, "server-redirect@{a}-{b}"),
+            Fault::Truncate(n) => write!(f, "truncate@{n}"),
+            Fault::NoTurnId(n) => write!(f, "no-turn-id@{n}"),
+            Fault::StdinOpen(n) => write!(f, "stdin-open@{n}"),
+            Fault::LockHeld(n) => write!(f, "lock-held@{n}"),
+            Fault::FlipFirst(n) => write!(f, "flip-first@{n}"),
+            Fault::FlipMid(n) => write!(f, "flip-mid@{n}"),
+            Fault::Compact(n) => write!(f, "compact@{n}"),
+            Fault::FlipSnapshot(n) => write!(f, "flip-snapshot@{n}"),
+            Fault::CompactRace(n) => write!(f, "compact-race@{n}"),
+            Fault::FifoRollout(n) => write!(f, "fifo-rollout@{n}"),
+            Fault::HugeAnswer(n) => write!(f, "huge-answer@{n}"),
+            Fault::Repo(r) => write!(f, "repo:{}@0", r.name()),
+            Fault::UrlUserinfo => write!(f, "url-userinfo@0"),
         }
     }
 }
@@ -138,6 +231,48 @@ impl Faults {
         self.0.contains(&Fault::PartialLine(n))
     }
 
+    /// True when `fault` is in the set.
+    pub fn has(&self, fault: &Fault) -> bool {
+        self.0.contains(fault)
+    }
+
+    /// The server proxy fault of turn `n`, if any.
+    pub fn proxy(&self, n: usize) -> Option<Proxy> {
+        self.0.iter().find_map(|f| match f {
+            Fault::ServerSlow(a, b) if (*a..=*b).contains(&n) => Some(Proxy::Slow),
+            Fault::ServerHtml(a, b) if (*a..=*b).contains(&n) => Some(Proxy::Html),
+            Fault::ServerRedirect(a, b) if (*a..=*b).contains(&n) => Some(Proxy::Redirect),
+            _ => None,
+        })
+    }
+
+    /// The proxy kinds any fault uses.
+    pub fn proxies(&self) -> Vec<Proxy> {
+        let mut v: Vec<Proxy> = self
+            .0
+            .iter()
+            .filter_map(|f| match f {
+                Fault::ServerSlow(..) => Some(Proxy::Slow),
+                Fault::ServerHtml(..) => Some(Proxy::Html),
+                Fault::ServerRedirect(..) => Some(Proxy::Redirect),
+                _ => None,
+            })
+            .collect();
+        v.dedup();
+        v
+    }
+
+    /// The hostile repositories of the run.
+    pub fn repos(&self) -> Vec<Repo> {
+        self.0
+            .iter()
+            .filter_map(|f| match f {
+                Fault::Repo(r) => Some(*r),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The largest turn number any fault names (to warn about faults past the session's end).
     pub fn max_turn(&self) -> Option<usize> {
         self.0
@@ -149,8 +284,23 @@ impl Faults {
                 | Fault::RaceStop(n)
                 | Fault::Rotate(n)
                 | Fault::PartialLine(n)
+                | Fault::Truncate(n)
+                | Fault::NoTurnId(n)
+                | Fault::StdinOpen(n)
+                | Fault::LockHeld(n)
+                | Fault::FlipFirst(n)
+                | Fault::FlipMid(n)
+                | Fault::Compact(n)
+                | Fault::FlipSnapshot(n)
+                | Fault::CompactRace(n)
+                | Fault::FifoRollout(n)
+                | Fault::HugeAnswer(n)
                 | Fault::Kill { turn: n, .. } => *n,
-                Fault::ServerDown(_, b) => *b,
+                Fault::ServerDown(_, b)
+                | Fault::ServerSlow(_, b)
+                | Fault::ServerHtml(_, b)
+                | Fault::ServerRedirect(_, b) => *b,
+                Fault::Repo(_) | Fault::UrlUserinfo => 0,
             })
             .max()
     }
@@ -161,8 +311,22 @@ impl Faults {
     }
 }
 
+/// What a server proxy does to every request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proxy {
+    /// Forwards, replying [`SLOW_MS`] late.
+    Slow,
+    /// Answers 200 with an HTML page.
+    Html,
+    /// Answers 307 to another origin.
+    Redirect,
+}
+
 const GRAMMAR: &str = "expected one of drop-stop@N, dup-stop@N, late-stop@N, race-stop@N, \
-rotate@N, partial-line@N, kill:POINT@N, server-down@A-B";
+rotate@N, partial-line@N, kill:POINT@N, server-down@A-B, server-slow@A-B, server-html@A-B, \
+server-redirect@A-B, truncate@N, no-turn-id@N, stdin-open@N, lock-held@N, flip-first@N, \
+flip-mid@N, compact@N, flip-snapshot@N, compact-race@N, fifo-rollout@N, huge-answer@N, \
+repo:KIND@0, url-userinfo@0";
 
 fn parse_one(item: &str) -> Result<Fault, String> {
     let Some((name, at)) = item.rsplit_once('@') else {
@@ -182,7 +346,45 @@ fn parse_one(item: &str) -> Result<Fault, String> {
             turn: turn(at, item)?,
         });
     }
+    if let Some(kind) = name.strip_prefix("repo:") {
+        let Some((_, repo)) = Repo::ALL.iter().find(|(n, _)| *n == kind) else {
+            return Err(format!(
+                "unknown repository '{kind}' in '{item}'; expected one of {}",
+                Repo::ALL.map(|(n, _)| n).join(", ")
+            ));
+        };
+        turn(at, item)?;
+        return Ok(Fault::Repo(*repo));
+    }
+    let range = |make: fn(usize, usize) -> Fault| -> Result<Fault, String> {
+        let Some((a, b)) = at.split_once('-') else {
+            return Err(format!("bad range in '{item}': expected {name}@A-B"));
+        };
+        let (a, b) = (turn(a, item)?, turn(b, item)?);
+        if a > b {
+            return Err(format!("bad range in '{item}': {a} is after {b}"));
+        }
+        Ok(make(a, b))
+    };
     Ok(match name {
+        "server-slow" => range(Fault::ServerSlow)?,
+        "server-html" => range(Fault::ServerHtml)?,
+        "server-redirect" => range(Fault::ServerRedirect)?,
+        "truncate" => Fault::Truncate(turn(at, item)?),
+        "no-turn-id" => Fault::NoTurnId(turn(at, item)?),
+        "stdin-open" => Fault::StdinOpen(turn(at, item)?),
+        "lock-held" => Fault::LockHeld(turn(at, item)?),
+        "flip-first" => Fault::FlipFirst(turn(at, item)?),
+        "flip-mid" => Fault::FlipMid(turn(at, item)?),
+        "compact" => Fault::Compact(turn(at, item)?),
+        "flip-snapshot" => Fault::FlipSnapshot(turn(at, item)?),
+        "compact-race" => Fault::CompactRace(turn(at, item)?),
+        "fifo-rollout" => Fault::FifoRollout(turn(at, item)?),
+        "huge-answer" => Fault::HugeAnswer(turn(at, item)?),
+        "url-userinfo" => {
+            turn(at, item)?;
+            Fault::UrlUserinfo
+        }
         "drop-stop" => Fault::DropStop(turn(at, item)?),
         "dup-stop" => Fault::DupStop(turn(at, item)?),
         "late-stop" => Fault::LateStop(turn(at, item)?),
@@ -233,6 +435,23 @@ mod tests {
             ("partial-line@4", Fault::PartialLine(4)),
             ("server-down@1-3", Fault::ServerDown(1, 3)),
             ("server-down@2-2", Fault::ServerDown(2, 2)),
+            ("server-slow@0-1", Fault::ServerSlow(0, 1)),
+            ("server-html@1-1", Fault::ServerHtml(1, 1)),
+            ("server-redirect@1-2", Fault::ServerRedirect(1, 2)),
+            ("truncate@1", Fault::Truncate(1)),
+            ("no-turn-id@0", Fault::NoTurnId(0)),
+            ("stdin-open@1", Fault::StdinOpen(1)),
+            ("lock-held@1", Fault::LockHeld(1)),
+            ("flip-first@2", Fault::FlipFirst(2)),
+            ("flip-mid@2", Fault::FlipMid(2)),
+            ("compact@1", Fault::Compact(1)),
+            ("flip-snapshot@1", Fault::FlipSnapshot(1)),
+            ("compact-race@1", Fault::CompactRace(1)),
+            ("fifo-rollout@1", Fault::FifoRollout(1)),
+            ("huge-answer@1", Fault::HugeAnswer(1)),
+            ("repo:config-stdout@0", Fault::Repo(Repo::ConfigStdout)),
+            ("repo:git-origin-token@0", Fault::Repo(Repo::GitOriginToken)),
+            ("url-userinfo@0", Fault::UrlUserinfo),
         ];
         for (s, want) in cases {
             assert_eq!(one(s), want, "{s}");

@@ -31,6 +31,9 @@ pub struct HookEnv {
     pub cwd: PathBuf,
     /// Folder for the hooks' stdout/stderr files.
     pub log_dir: PathBuf,
+    /// Each event's budget: the `timeoutMs` `ovhook install` gives it in ZCode's config
+    /// (events missing here are bounded by [`HOOK_TIMEOUT`] only).
+    pub budgets: BTreeMap<String, Duration>,
     /// `--harness NAME`, as the installed hook commands name it.
     pub harness: &'static str,
 }
@@ -45,6 +48,10 @@ pub struct HookStats {
     pub violations: usize,
     /// Hooks that exited non-zero, died of a signal or overran [`HOOK_TIMEOUT`].
     pub failures: usize,
+    /// Hooks that ran longer than their event's installed timeout ([`HookEnv::budgets`]).
+    pub over_budget: usize,
+    /// The longest run of each event, in milliseconds.
+    pub longest_ms: BTreeMap<String, u64>,
     /// One line per violation or failure, for the human report.
     pub notes: Vec<String>,
 }
@@ -57,6 +64,9 @@ pub struct Running {
     err: PathBuf,
     started: Instant,
     cleanup: Option<PathBuf>,
+    /// `stdin-open`: the payload was written and stdin is kept open until the hook exits.
+    stdin: Option<std::process::ChildStdin>,
+    budget: Option<Duration>,
 }
 
 impl HookEnv {
@@ -72,7 +82,8 @@ impl HookEnv {
     }
 
     /// Starts one hook with `payload` on stdin; `extra` variables override the environment.
-    /// `cleanup` is a file removed once the hook returns (the Stop transcript).
+    /// `cleanup` is a file removed once the hook returns (the Stop transcript). With
+    /// `stdin_open` the payload is written but stdin is never closed while the hook runs.
     pub fn start(
         &self,
         seq: usize,
@@ -80,6 +91,7 @@ impl HookEnv {
         payload: &Value,
         extra: &[(&str, String)],
         cleanup: Option<PathBuf>,
+        stdin_open: bool,
     ) -> anyhow::Result<Running> {
         let out = self.log_dir.join(format!("{seq:05}-{event}.out"));
         let err = self.log_dir.join(format!("{seq:05}-{event}.err"));
@@ -104,17 +116,30 @@ impl HookEnv {
         let mut child = cmd
             .spawn()
             .with_context(|| format!("could not run {}", self.ovhook.display()))?;
+        let started = Instant::now();
+        let mut kept = None;
         if let Some(mut stdin) = child.stdin.take() {
-            // A hook may exit without reading stdin; that is its right, not our error.
-            let _ = stdin.write_all(payload.to_string().as_bytes());
+            // A hook may exit without reading stdin; that is its right, not our error. A big
+            // payload is written from a thread so that a hook that stops reading cannot block us.
+            let bytes = payload.to_string().into_bytes();
+            if stdin_open {
+                let _ = stdin.write_all(&bytes);
+                kept = Some(stdin);
+            } else {
+                std::thread::spawn(move || {
+                    let _ = stdin.write_all(&bytes);
+                });
+            }
         }
         Ok(Running {
             event,
             child,
             out,
             err,
-            started: Instant::now(),
+            started,
             cleanup,
+            stdin: kept,
+            budget: self.budgets.get(event).copied(),
         })
     }
 
@@ -126,9 +151,9 @@ impl HookEnv {
         event: &'static str,
         payload: &Value,
         extra: &[(&str, String)],
-        cleanup: Option<PathBuf>,
+        stdin_open: bool,
     ) -> anyhow::Result<()> {
-        let running = self.start(seq, event, payload, extra, cleanup)?;
+        let running = self.start(seq, event, payload, extra, None, stdin_open)?;
         running.finish(stats)
     }
 }
@@ -148,6 +173,17 @@ impl Running {
             }
             std::thread::sleep(Duration::from_millis(5));
         };
+        let took = self.started.elapsed();
+        drop(self.stdin.take());
+        let longest = stats.longest_ms.entry(self.event.to_owned()).or_default();
+        *longest = (*longest).max(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
+        if let Some(budget) = self.budget.filter(|b| took > *b) {
+            stats.over_budget += 1;
+            stats.notes.push(format!(
+                "{}: took {took:?}, over its installed timeout of {budget:?}",
+                self.event
+            ));
+        }
         if let Some(file) = self.cleanup.take() {
             let _ = std::fs::remove_file(file);
         }

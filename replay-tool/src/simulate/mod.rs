@@ -20,7 +20,10 @@ mod claude_session;
 pub mod count;
 mod faults;
 mod hooks;
+mod journal_faults;
 mod play;
+mod proxy;
+mod repo;
 mod server;
 mod session;
 mod workers;
@@ -54,6 +57,12 @@ struct Report {
     pending: Option<usize>,
     hook_violations: usize,
     hook_failures: usize,
+    /// Hooks that ran longer than the `timeoutMs` `ovhook install` gives their event.
+    hook_over_budget: usize,
+    /// The longest run of each hook event, in milliseconds.
+    hook_longest_ms: BTreeMap<String, u64>,
+    /// Files under the state folder (journals, log) holding a secret a fault planted.
+    secrets_leaked: usize,
     content_mismatches: usize,
     unexpected_turns: usize,
     incomplete_turns: usize,
@@ -78,7 +87,15 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     }
     let ovhook = locate_ovhook(args.ovhook.as_deref())?;
     let session_id = fresh_session_id()?;
-    let session = Session::load(&args.rollout, &session_id)?;
+    let mut session = Session::load(&args.rollout, &session_id)?;
+    let huge: Vec<usize> = (0..session.turns.len())
+        .filter(|n| faults.has(&faults::Fault::HugeAnswer(*n)))
+        .collect();
+    for n in &huge {
+        if let Some(t) = session.turns.get_mut(*n) {
+            t.make_answer_huge();
+        }
+    }
     if let Some(max) = faults.max_turn().filter(|m| *m >= session.turns.len()) {
         eprintln!(
             "ovreplay: warning: --faults names turn {max}, the session has {} turns",
@@ -124,13 +141,32 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     };
 
     let base = base_env(&home, &state, &scratch);
+    for kind in faults.repos() {
+        repo::plant(kind, &work)?;
+    }
+    let budgets = installed_budgets(&ovhook, &base, &work, &home, &root.join("install-state"));
     let access = args.url.as_ref().map(|url| ServerAccess {
         url: url.clone(),
         api_key: args.api_key.clone(),
         account: args.account.clone(),
         user: args.user.clone(),
     });
-    let up_vars = server_vars(access.as_ref());
+    let mut up_vars = server_vars(access.as_ref());
+    if faults.has(&faults::Fault::UrlUserinfo) {
+        for (k, v) in &mut up_vars {
+            if *k == "OPENVIKING_URL" {
+                *v = v.replacen("://", &format!("://{}@", faults::PLANTED_SECRET), 1);
+            }
+        }
+    }
+    let proxy_urls = match &access {
+        Some(a) => faults
+            .proxies()
+            .into_iter()
+            .map(|kind| proxy::start(kind, &a.url).map(|u| (kind, u)))
+            .collect::<anyhow::Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
     let down_url = match (&access, faults.any_server_down()) {
         (Some(_), true) => Some(closed_port_url()?),
         _ => None,
@@ -140,6 +176,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         vars: base,
         cwd: work.clone(),
         log_dir: logs.clone(),
+        budgets,
         harness: session.harness.name(),
     };
     let timeout = Duration::from_secs(args.worker_timeout);
@@ -157,6 +194,8 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         up_vars: up_vars.clone(),
         down_url,
         worker_timeout: timeout,
+        proxy_urls,
+        journal: ov_engine::paths::journal_dir(&state, &session_id),
     })?;
     let mut harness_errors: Vec<String> = Vec::new();
     player.play(&session)?;
@@ -178,7 +217,16 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     }
     workers::wait_idle(&state, timeout).context("could not wait for ovhook workers after drain")?;
 
-    let expected = expected_turns(&session);
+    let mut expected = expected_turns(&session);
+    // An answer over the frame cap is set aside, never sent: only its prompt is expected.
+    for n in &huge {
+        if let Some(t) = session.turns.get(*n) {
+            if let Some(e) = expected.iter_mut().find(|e| e.turn_id == t.turn_id) {
+                e.answer.clear();
+            }
+        }
+    }
+    let secrets_leaked = repo::files_containing(&[&state, &logs], faults::PLANTED_SECRET);
     let server_session = format!("{}{session_id}", session.harness.remote_prefix());
     let counts = match &access {
         Some(access) => {
@@ -220,6 +268,9 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         pending,
         hook_violations: stats.violations,
         hook_failures: stats.failures,
+        hook_over_budget: stats.over_budget,
+        hook_longest_ms: stats.longest_ms.clone(),
+        secrets_leaked,
         content_mismatches: counts.content_mismatches,
         unexpected_turns: counts.unexpected_turns,
         incomplete_turns: session.turns.len() - session.complete_turns(),
@@ -271,9 +322,11 @@ fn print_report(report: &Report, json: bool, stats: &mut HookStats) -> anyhow::R
         )?;
         writeln!(
             out,
-            "hook violations {}, hook failures {}, content mismatches {}, unexpected turns {}, incomplete turns {}",
+            "hook violations {}, hook failures {}, hooks over budget {}, secrets leaked {}, content mismatches {}, unexpected turns {}, incomplete turns {}",
             report.hook_violations,
             report.hook_failures,
+            report.hook_over_budget,
+            report.secrets_leaked,
             report.content_mismatches,
             report.unexpected_turns,
             report.incomplete_turns
@@ -314,11 +367,69 @@ fn expected_turns(session: &Session) -> Vec<ExpectedTurn> {
     out
 }
 
+/// Each hook event's installed timeout: `ovhook install` in the temporary HOME (with its own
+/// state folder `install_state`), then the
+/// `timeoutMs` of our entries in ZCode's config. Empty when the install fails (each hook is
+/// then bounded by the harness's own timeout only).
+fn installed_budgets(
+    ovhook: &Path,
+    vars: &BTreeMap<OsString, OsString>,
+    cwd: &Path,
+    home: &Path,
+    install_state: &Path,
+) -> BTreeMap<String, Duration> {
+    // Its own state folder: the install's records stay out of the session's state.
+    let installed = std::process::Command::new(ovhook)
+        .arg("install")
+        .env_clear()
+        .envs(vars)
+        .env("OVHOOK_STATE_DIR", install_state)
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut out = BTreeMap::new();
+    if !installed {
+        return out;
+    }
+    let Ok(text) = std::fs::read_to_string(home.join(".zcode/cli/config.json")) else {
+        return out;
+    };
+    let Ok(cfg) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return out;
+    };
+    let events = cfg
+        .pointer("/hooks/events")
+        .and_then(serde_json::Value::as_object);
+    for (event, groups) in events.into_iter().flatten() {
+        let hooks = groups
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(serde_json::Value::as_array))
+            .flatten();
+        for h in hooks {
+            let ours = h
+                .get("command")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|c| Path::new(c) == ovhook);
+            if let (true, Some(ms)) = (ours, h.get("timeoutMs").and_then(serde_json::Value::as_u64))
+            {
+                out.insert(event.clone(), Duration::from_millis(ms));
+            }
+        }
+    }
+    out
+}
+
 /// `--ovhook PATH`, else next to this executable, else `target/{debug,release}/ovhook`.
 fn locate_ovhook(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(p) = explicit {
+        // Hooks run in the session's working directory: a relative path must not stay relative.
         return if p.is_file() {
-            Ok(p.to_path_buf())
+            Ok(p.canonicalize().unwrap_or_else(|_| p.to_path_buf()))
         } else {
             Err(user(format!(
                 "ovhook not found at {} (--ovhook)",

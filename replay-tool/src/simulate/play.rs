@@ -17,7 +17,14 @@
 //! [pending newline], remaining late Stops
 //! ```
 //! The server URL a hook sees is chosen by the turn being played when it fires: a closed
-//! loopback port inside a server-down window, the real URL otherwise.
+//! loopback port inside a server-down window, a proxy inside a server-slow, server-html or
+//! server-redirect window, the real URL otherwise.
+//!
+//! Journal and rollout faults: `truncate@N` empties the rollout in place before turn N;
+//! `compact-race@N` compacts the journal over and over during turn N; `lock-held@N` holds
+//! the journal lock during turn N's UserPromptSubmit; `fifo-rollout@N` puts a FIFO at the
+//! rollout path during turn N's Stop; after turn N (workers idle) `flip-first`, `flip-mid`,
+//! `compact` and `flip-snapshot` act on the journal.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -27,8 +34,9 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::json;
 
-use super::faults::Faults;
+use super::faults::{Fault, Faults, Proxy};
 use super::hooks::{write_transcript, HookEnv, HookStats, Payloads};
+use super::journal_faults;
 use super::session::{Session, Turn};
 use super::workers;
 
@@ -55,7 +63,14 @@ pub struct Setup {
     pub down_url: Option<String>,
     /// Bound on waiting for workers.
     pub worker_timeout: Duration,
+    /// The URL of each server proxy the faults use.
+    pub proxy_urls: Vec<(Proxy, String)>,
+    /// The session's journal directory.
+    pub journal: PathBuf,
 }
+
+/// How long `lock-held` holds the journal lock.
+const LOCK_HELD: Duration = Duration::from_millis(2500);
 
 /// Plays one session.
 pub struct Player {
@@ -102,7 +117,18 @@ impl Player {
     /// Variables for a hook fired now.
     fn vars(&self) -> Vec<(&'static str, String)> {
         let mut v = self.s.up_vars.clone();
-        if let (true, Some(url)) = (self.down(), &self.s.down_url) {
+        let proxied = self.s.faults.proxy(self.slot).and_then(|kind| {
+            self.s
+                .proxy_urls
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .map(|(_, u)| u.clone())
+        });
+        let url = match (self.down(), &self.s.down_url) {
+            (true, Some(url)) => Some(url.clone()),
+            _ => proxied,
+        };
+        if let Some(url) = url {
             for (k, val) in &mut v {
                 if *k == "OPENVIKING_URL" {
                     *val = url.clone();
@@ -110,6 +136,23 @@ impl Player {
             }
         }
         v
+    }
+
+    /// A payload of turn `turn` (without its turn id under `no-turn-id`).
+    fn payload(
+        &self,
+        event: &str,
+        turn: &Turn,
+        trace: &str,
+        extra: serde_json::Value,
+    ) -> serde_json::Value {
+        let mut p = self.s.payloads.build(event, &turn.turn_id, trace, extra);
+        if self.s.faults.has(&Fault::NoTurnId(turn.index)) {
+            if let Some(m) = p.as_object_mut() {
+                m.remove("turnId");
+            }
+        }
+        p
     }
 
     /// Plays the whole session (see the module doc).
@@ -121,7 +164,7 @@ impl Player {
             &super::fresh_uuid()?,
             json!({"source": "startup"}),
         );
-        self.hook("SessionStart", &payload, &[])?;
+        self.hook("SessionStart", &payload, false)?;
         for line in &session.prelude {
             self.append(&line.raw, line.complete)?;
         }
@@ -136,7 +179,21 @@ impl Player {
             if self.s.faults.rotate(turn.index) {
                 self.rotate()?;
             }
-            self.play_turn(turn)?;
+            if self.s.faults.has(&Fault::Truncate(turn.index)) {
+                self.truncate()?;
+            }
+            let racing = self
+                .s
+                .faults
+                .has(&Fault::CompactRace(turn.index))
+                .then(|| journal_faults::compact_loop(self.s.journal.clone()));
+            let played = self.play_turn(turn);
+            if let Some((stop, handle)) = racing {
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                let _ = handle.join();
+            }
+            played?;
+            self.after_turn(turn.index)?;
             let due: Vec<usize> = self
                 .late
                 .iter()
@@ -159,7 +216,7 @@ impl Player {
                 .s
                 .payloads
                 .build("SessionEnd", last, last, json!({"reason": "other"}));
-            self.hook("SessionEnd", &p, &[])?;
+            self.hook("SessionEnd", &p, false)?;
         }
         Ok(())
     }
@@ -174,13 +231,17 @@ impl Player {
             .clone()
             .unwrap_or_else(|| turn.turn_id.clone());
         if let Some(prompt) = &turn.prompt {
-            let p = self.s.payloads.build(
-                "UserPromptSubmit",
-                &turn.turn_id,
-                &trace,
-                json!({"prompt": prompt}),
-            );
-            self.hook("UserPromptSubmit", &p, &[])?;
+            let p = self.payload("UserPromptSubmit", turn, &trace, json!({"prompt": prompt}));
+            let holder = if self.s.faults.has(&Fault::LockHeld(turn.index)) {
+                Some(journal_faults::hold_lock(&self.s.journal, LOCK_HELD)?)
+            } else {
+                None
+            };
+            let open = self.s.faults.has(&Fault::StdinOpen(turn.index));
+            self.hook("UserPromptSubmit", &p, open)?;
+            if let Some(h) = holder {
+                let _ = h.join();
+            }
         }
         let partial = self.s.faults.partial_line(turn.index);
         let last = turn.lines.len().saturating_sub(1);
@@ -192,9 +253,9 @@ impl Player {
                 self.append(&line.raw, line.complete)?;
             }
             for call in &line.tool_calls {
-                let p = self.s.payloads.build(
+                let p = self.payload(
                     "PreToolUse",
-                    &turn.turn_id,
+                    turn,
                     &trace,
                     json!({
                         "toolName": call.name, "tool_name": call.name,
@@ -203,7 +264,7 @@ impl Player {
                         "riskLevel": "high", "sideEffectScope": "system",
                     }),
                 );
-                self.hook("PreToolUse", &p, &[])?;
+                self.hook("PreToolUse", &p, false)?;
             }
         }
         if !turn.complete || self.s.faults.drop_stop(turn.index) {
@@ -230,6 +291,14 @@ impl Player {
             .map(|p| vec![("OVHOOK_FAILPOINT", p)])
             .unwrap_or_default();
         let repeats = self.s.faults.stop_repeats(turn.index);
+        let open = self.s.faults.has(&Fault::StdinOpen(turn.index));
+        let fifo = self.s.faults.has(&Fault::FifoRollout(turn.index));
+        let held = self.s.rollout.with_extension("jsonl.held");
+        if fifo {
+            std::fs::rename(&self.s.rollout, &held)
+                .with_context(|| format!("could not move {}", self.s.rollout.display()))?;
+            make_fifo(&self.s.rollout)?;
+        }
         for r in 0..repeats {
             let racers = if r == 0 && self.s.faults.race_stop(turn.index) {
                 RACERS
@@ -250,15 +319,15 @@ impl Player {
                     );
                     let mut vars = self.vars();
                     vars.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
-                    running.push(self.s.env.start(self.seq, "Stop", &p, &vars, None)?);
+                    running.push(self.s.env.start(self.seq, "Stop", &p, &vars, None, open)?);
                     continue;
                 }
                 let transcript = write_transcript(&self.s.scratch, self.seq, &text)?;
                 let path = transcript.display().to_string();
                 let preview: String = text.chars().take(200).collect();
-                let p = self.s.payloads.build(
+                let p = self.payload(
                     "Stop",
-                    &turn.turn_id,
+                    turn,
                     &trace,
                     json!({
                         "responseText": text, "responsePreview": preview,
@@ -269,11 +338,14 @@ impl Player {
                 let mut vars = self.vars();
                 vars.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
                 let folder = transcript.parent().map(PathBuf::from);
-                running.push(
-                    self.s
-                        .env
-                        .start(self.seq, "Stop", &p, &vars, Some(transcript))?,
-                );
+                running.push(self.s.env.start(
+                    self.seq,
+                    "Stop",
+                    &p,
+                    &vars,
+                    Some(transcript),
+                    open,
+                )?);
                 // The transcript's folder goes too, as ZCode's temp dir does.
                 if let Some(folder) = folder {
                     self.cleanup_dirs.push(folder);
@@ -286,21 +358,65 @@ impl Player {
                 let _ = std::fs::remove_dir(d);
             }
         }
+        if fifo {
+            // The Stop's worker meets the FIFO; then the file comes back for later turns.
+            std::thread::sleep(Duration::from_millis(1500));
+            std::fs::rename(&held, &self.s.rollout)
+                .with_context(|| format!("could not put back {}", self.s.rollout.display()))?;
+        }
         Ok(())
     }
 
+    /// The journal faults due once turn `n` is over (workers idle first).
+    fn after_turn(&mut self, n: usize) -> anyhow::Result<()> {
+        let due: Vec<fn(&std::path::Path) -> anyhow::Result<()>> = [
+            (
+                Fault::FlipFirst(n),
+                journal_faults::flip_first as fn(&_) -> _,
+            ),
+            (Fault::FlipMid(n), journal_faults::flip_mid),
+            (Fault::Compact(n), journal_faults::compact),
+            (Fault::FlipSnapshot(n), journal_faults::flip_snapshot),
+        ]
+        .into_iter()
+        .filter(|(f, _)| self.s.faults.has(f))
+        .map(|(_, act)| act)
+        .collect();
+        if due.is_empty() {
+            return Ok(());
+        }
+        workers::wait_idle(&self.s.state, self.s.worker_timeout)?;
+        for act in due {
+            act(&self.s.journal).with_context(|| format!("journal fault after turn {n}"))?;
+        }
+        Ok(())
+    }
+
+    /// Runs one hook to completion (`stdin_open`: its stdin never closes).
     fn hook(
         &mut self,
         event: &'static str,
         payload: &serde_json::Value,
-        extra: &[(&str, String)],
+        stdin_open: bool,
     ) -> anyhow::Result<()> {
         self.seq += 1;
-        let mut vars = self.vars();
-        vars.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
+        let vars = self.vars();
         self.s
             .env
-            .run(&mut self.stats, self.seq, event, payload, &vars, None)
+            .run(&mut self.stats, self.seq, event, payload, &vars, stdin_open)
+    }
+
+    /// Empties the rollout in place (same inode), as a copy-and-truncate rotation does.
+    fn truncate(&self) -> anyhow::Result<()> {
+        match OpenOptions::new().write(true).open(&self.s.rollout) {
+            Ok(f) => f
+                .set_len(0)
+                .with_context(|| format!("could not truncate {}", self.s.rollout.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => {
+                Err(e).with_context(|| format!("could not open {}", self.s.rollout.display()))
+            }
+        }
     }
 
     /// Appends one line (with its newline when `newline`), as ZCode does: one write.
@@ -344,4 +460,20 @@ impl Player {
         std::fs::rename(&tmp, path)
             .with_context(|| format!("could not rename {} over {}", tmp.display(), path.display()))
     }
+}
+
+/// Creates a FIFO at `path`.
+fn make_fifo(path: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .with_context(|| format!("bad path {}", path.display()))?;
+    // SAFETY: `c` is a valid NUL-terminated path that outlives the call.
+    let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
+    anyhow::ensure!(
+        rc == 0,
+        "could not create a FIFO at {}: {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
+    Ok(())
 }

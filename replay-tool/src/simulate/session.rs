@@ -40,6 +40,9 @@ pub struct Line {
     pub tool_calls: Vec<ToolCall>,
 }
 
+/// Size of a `huge-answer` answer: over half the journal's 64 MiB frame cap.
+pub const HUGE_ANSWER: usize = 33 << 20;
+
 /// One turn as ZCode played it.
 #[derive(Debug, Clone)]
 pub struct Turn {
@@ -70,6 +73,31 @@ impl Turn {
     /// Tool calls over all lines (ZCode's `toolCallCount`).
     pub fn tool_call_count(&self) -> usize {
         self.lines.iter().map(|l| l.tool_calls.len()).sum()
+    }
+
+    /// `huge-answer`: the final answer becomes one of [`HUGE_ANSWER`] bytes, in the rollout
+    /// line that carries it and in the Stop payload.
+    pub fn make_answer_huge(&mut self) {
+        let Some(old) = self.final_text.clone() else {
+            return;
+        };
+        let mut huge = String::with_capacity(HUGE_ANSWER + 64);
+        while huge.len() < HUGE_ANSWER {
+            huge.push_str("the same long answer line, over and over. ");
+        }
+        for line in self.lines.iter_mut().rev() {
+            let Ok(mut v) = serde_json::from_str::<Value>(&line.raw) else {
+                continue;
+            };
+            if v.pointer("/response/text").and_then(Value::as_str) == Some(old.as_str()) {
+                if let Some(t) = v.pointer_mut("/response/text") {
+                    *t = Value::String(huge.clone());
+                }
+                line.raw = v.to_string();
+                break;
+            }
+        }
+        self.final_text = Some(huge);
     }
 }
 

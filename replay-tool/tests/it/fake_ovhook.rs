@@ -14,6 +14,7 @@ fn fake(dir: &Path, mode: &str) -> PathBuf {
     let path = dir.join("ovhook");
     let body = format!(
         r#"#!/bin/sh
+[ "$1" = --harness ] && shift 2
 payload=$(cat | tr -d '\n')
 printf '%s|%s|%s|%s\n' "$1" "$OVHOOK_FAILPOINT" "$OPENVIKING_URL" "$payload" >> "$OVHOOK_STATE_DIR/calls.log"
 case "{mode}:$1" in

@@ -142,7 +142,20 @@ impl PlaceFormat for CopilotSettings {
             .filter(|e| is_ours(e))
             .filter_map(|e| e.get("bash").and_then(Value::as_str))
             .map(first_word)
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
             .collect()
+    }
+
+    fn warnings(&self, root: &Map<String, Value>, path: &Path) -> Vec<String> {
+        if root.get("disableAllHooks") == Some(&Value::Bool(true)) {
+            vec![format!(
+                "{}: \"disableAllHooks\" is true: Copilot CLI runs no hooks, ovhook's included",
+                path.display()
+            )]
+        } else {
+            Vec::new()
+        }
     }
 }
 
@@ -217,7 +230,10 @@ mod tests {
             root["hooks"]["agentStop"][1]["bash"],
             "'/opt/ovhook' --harness copilot stop"
         );
-        assert_eq!(COPILOT_SETTINGS.binaries(&root).len(), 5);
+        assert_eq!(COPILOT_SETTINGS.binaries(&root), ["/opt/ovhook"]);
+        let mut off = root.clone();
+        off.insert("disableAllHooks".into(), json!(true));
+        assert_eq!(COPILOT_SETTINGS.warnings(&off, Path::new("/s")).len(), 1);
         assert_eq!(COPILOT_SETTINGS.remove(&mut root), 5);
         assert_eq!(
             Value::Object(root),
