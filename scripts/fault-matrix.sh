@@ -66,11 +66,6 @@ ROWS=(
 
 # Rows whose fix is not on main yet (see the header).
 EXPECTED_TO_FAIL=(
-  flip-first-frame-delivered
-  flip-mid-active-segment
-  flip-inside-snapshot
-  quarantine-twice
-  fifo-at-rollout
   answer-over-32mib
   payload-without-turn-id
 )

@@ -75,6 +75,7 @@ fn session(n: usize) -> Vec<Envelope> {
                     interrupted: false,
                     calls: 2,
                     superseded: false,
+                    ..TurnFragment::default()
                 }],
                 skipped_lines: 0,
                 bad_lines: 0,

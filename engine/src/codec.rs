@@ -6,9 +6,24 @@
 //! // Format: { version:u8 | tag:u8 | body: bincode 2.0.1 (standard config: little-endian varints) }
 //! ```
 //!
-//! * `version` is [`CODEC_VERSION`] for everything written by this build. A
-//!   payload of an older version is decoded through its frozen types; a newer
-//!   version is refused with [`CodecError::UnknownVersion`], never guessed at.
+//! * `version` is [`CODEC_VERSION`] for events and [`SNAPSHOT_VERSION`] for
+//!   snapshots written by this build. An event of an older version is decoded
+//!   through its frozen types (`codec/v1.rs`) and converted; a newer version is
+//!   refused with [`CodecError::UnknownVersion`], never guessed at. A snapshot of
+//!   an older layout that cannot be read as today's is refused with
+//!   [`CodecError::OldSnapshot`]: a snapshot is a cache of the fold, and the store
+//!   folds from an older snapshot or the events instead.
+//!
+//! | event version | change |
+//! |---|---|
+//! | 1 | first version |
+//! | 2 | `HookReceived::response_preview` (Stop's `responsePreview`, kept apart from `responseText`); `TurnFragment::trace_id` (one identity per turn whichever source names it first), `TurnFragment::prompt_at` and `TurnFragment::steering` (what the user typed into a running turn) |
+//!
+//! | snapshot version | change |
+//! |---|---|
+//! | 1 | first version |
+//! | 2 | `State::acks_unverified` appended (a version-1 body plus one 0 byte) |
+//! | 3 | the turn book's records and rollout fragments gained the fields of event version 2; versions 1 and 2 are refused ([`CodecError::OldSnapshot`]) |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!
@@ -24,11 +39,12 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::event::Envelope;
 use crate::projector::State;
 
+mod v1;
+
 /// Version byte of event records written by this build.
-pub const CODEC_VERSION: u8 = 1;
-/// Version byte of snapshots written by this build. Version 1 is the same layout without the
-/// last field of [`State`] (`acks_unverified`, decoded as `false`).
-pub const SNAPSHOT_VERSION: u8 = 2;
+pub const CODEC_VERSION: u8 = 2;
+/// Version byte of snapshots written by this build.
+pub const SNAPSHOT_VERSION: u8 = 3;
 /// Tag of an event record.
 pub const TAG_EVENT: u8 = 1;
 /// Tag of a state snapshot record.
@@ -69,6 +85,14 @@ pub enum CodecError {
         /// How many.
         extra: usize,
     },
+    /// A snapshot of an older layout: fold from an older snapshot or the events instead.
+    #[error(
+        "snapshot of version {version} (this build writes {SNAPSHOT_VERSION}): refold the events"
+    )]
+    OldSnapshot {
+        /// The version byte found.
+        version: u8,
+    },
     /// Encoding failed (a bug: every event is encodable).
     #[error("could not encode: {0}")]
     Encode(String),
@@ -100,7 +124,7 @@ fn split_tagged(tag: u8, bytes: &[u8]) -> Result<(u8, &[u8]), CodecError> {
     let (&found, body) = rest
         .split_first()
         .ok_or(CodecError::TooShort { len: bytes.len() })?;
-    if found != tag && matches!(version, CODEC_VERSION | SNAPSHOT_VERSION) {
+    if found != tag && version != 0 && version <= CODEC_VERSION.max(SNAPSHOT_VERSION) {
         return Err(CodecError::WrongTag {
             found,
             expected: tag,
@@ -120,44 +144,34 @@ fn decode_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, CodecError> {
     Ok(value)
 }
 
-fn decode_tagged<T: DeserializeOwned>(tag: u8, bytes: &[u8]) -> Result<T, CodecError> {
-    let (version, body) = split_tagged(tag, bytes)?;
-    if version != CODEC_VERSION {
-        return Err(CodecError::UnknownVersion { version });
-    }
-    decode_body(body)
-}
-
 /// Encodes an event record into `out` (cleared first; reuse it across calls).
 pub fn encode_event(envelope: &Envelope, out: &mut Vec<u8>) -> Result<(), CodecError> {
     encode_tagged(CODEC_VERSION, TAG_EVENT, envelope, out)
 }
 
-/// Decodes an event record.
+/// Decodes an event record of any version this build knows.
 pub fn decode_event(bytes: &[u8]) -> Result<Envelope, CodecError> {
-    decode_tagged(TAG_EVENT, bytes)
+    let (version, body) = split_tagged(TAG_EVENT, bytes)?;
+    match version {
+        CODEC_VERSION => decode_body(body),
+        1 => decode_body::<v1::Envelope>(body).map(Into::into),
+        version => Err(CodecError::UnknownVersion { version }),
+    }
 }
 
 /// Encodes a state snapshot ([`SNAPSHOT_VERSION`]).
-// Format: { version:u8 (2) | tag:u8 (2) | body: bincode(State) }
+// Format: { version:u8 (3) | tag:u8 (2) | body: bincode(State) }
 pub fn encode_snapshot(state: &State, out: &mut Vec<u8>) -> Result<(), CodecError> {
     encode_tagged(SNAPSHOT_VERSION, TAG_SNAPSHOT, state, out)
 }
 
-/// Decodes a state snapshot of version 1 or 2.
-// Format v1: { version:u8 (1) | tag:u8 (2) | body: bincode(State without `acks_unverified`) }
-//   bincode writes fields in order and `acks_unverified` is the last one, so a v1 body followed
-//   by the encoding of `false` (one 0 byte) is the v2 body of the same state.
+/// Decodes a state snapshot of this build's version; an older one is
+/// [`CodecError::OldSnapshot`] (its turn book has another layout).
 pub fn decode_snapshot(bytes: &[u8]) -> Result<State, CodecError> {
     let (version, body) = split_tagged(TAG_SNAPSHOT, bytes)?;
     match version {
         SNAPSHOT_VERSION => decode_body(body),
-        1 => {
-            let mut v2 = Vec::with_capacity(body.len() + 1);
-            v2.extend_from_slice(body);
-            v2.push(0);
-            decode_body(&v2)
-        }
+        1 | 2 => Err(CodecError::OldSnapshot { version }),
         version => Err(CodecError::UnknownVersion { version }),
     }
 }
@@ -219,15 +233,57 @@ mod tests {
         ]
     }
 
+    /// Events using the fields version 2 added.
+    fn sample_v2() -> Vec<Envelope> {
+        let stop = Envelope {
+            at_ms: 1_796_212_624_450,
+            pid: 4242,
+            event: Event::HookReceived(HookReceived {
+                kind: Some(HookKind::Stop),
+                harness: "zcode".into(),
+                turn_id: Some("turn_a".into()),
+                response_preview: Some("pre".into()),
+                ..HookReceived::default()
+            }),
+        };
+        let read = Envelope {
+            at_ms: 1_796_212_624_500,
+            pid: 4244,
+            event: Event::RolloutRead {
+                path: "/r".into(),
+                chunk: crate::turn::RolloutChunk {
+                    fragments: vec![crate::turn::TurnFragment {
+                        turn_id: "turn_a".into(),
+                        trace_id: Some("tr".into()),
+                        prompt: Some("hi".into()),
+                        prompt_at: Some(3),
+                        steering: vec![(6, "and tests".into())],
+                        calls: 2,
+                        ..crate::turn::TurnFragment::default()
+                    }],
+                    ..crate::turn::RolloutChunk::default()
+                },
+            },
+        };
+        vec![stop, read]
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+            .collect()
+    }
+
     fn hex(bytes: &[u8]) -> String {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// Golden bytes of version 1. If this fails, the on-disk format changed:
-    /// bump CODEC_VERSION and keep a decoder for the old bytes instead.
+    /// Bytes written by version 1 (frozen forever): they decode to today's events,
+    /// the fields version 2 added left empty.
     #[test]
-    fn golden_bytes_v1() {
-        let expected = [
+    fn version_1_bytes_still_decode() {
+        let v1 = [
             "0101fd7b8b9d36a2010000fb9210000101057a636f64650106736573735f31\
              01067475726e5f6100000102686900000000006300",
             "0101fdac8b9d36a2010000fb93100501107475726e3a7475726e5f613a7573\
@@ -235,16 +291,36 @@ mod tests {
             "0101fd108c9d36a2010000fb93100807fbf70101046275737901",
             "0101fd748c9d36a2010000fb931013030474722d39",
         ];
+        for (env, bytes) in sample().iter().zip(v1) {
+            assert_eq!(&decode_event(&unhex(bytes)).expect("decode v1"), env);
+        }
+    }
+
+    /// Golden bytes of version 2. If this fails, the on-disk format changed:
+    /// bump CODEC_VERSION and keep a decoder for the old bytes instead.
+    #[test]
+    fn golden_bytes_v2() {
+        let expected = [
+            "0201fd7b8b9d36a2010000fb9210000101057a636f64650106736573735f3101067475726e5f610000010268690000000000006300",
+            "0201fdac8b9d36a2010000fb93100501107475726e3a7475726e5f613a7573657201067475726e5f61000268690200",
+            "0201fd108c9d36a2010000fb93100807fbf70101046275737901",
+            "0201fd748c9d36a2010000fb931013030474722d39",
+            "0201fd428c9d36a2010000fb9210000103057a636f64650001067475726e5f61000000000103707265000000000000",
+            "0201fd748c9d36a2010000fb941003022f7200000000000001067475726e5f6101027472010268690103010609616e642074657374730000000002000000",
+        ];
+        let mut all = sample();
+        all.extend(sample_v2());
+        assert_eq!(all.len(), expected.len());
         let mut buf = Vec::new();
-        for (env, want) in sample().iter().zip(expected) {
+        for (env, want) in all.iter().zip(expected) {
             encode_event(env, &mut buf).expect("encode");
             assert_eq!(hex(&buf), want, "golden bytes changed for {env:?}");
             assert_eq!(&decode_event(&buf).expect("decode"), env);
         }
     }
 
-    /// The events appended to the enum (journal damage, spill files): old variants keep their
-    /// bytes.
+    /// The events added for journal damage, appended to the enum: old variants keep their
+    /// bytes; version 1 wrote them too (its bytes are the same but for the version byte).
     #[test]
     fn golden_bytes_of_the_damage_events() {
         let cases = [
@@ -255,20 +331,13 @@ mod tests {
                     len: 7,
                     reason: "x".into(),
                 },
-                "01010101140120070178",
+                "02010101140120070178",
             ),
             (
                 Event::AllReconciled {
                     present: vec![DedupKey::for_turn("t", Role::User)],
                 },
-                "0101010115010b7475726e3a743a75736572",
-            ),
-            (
-                Event::SpillIngested {
-                    name: "x".into(),
-                    events: 1,
-                },
-                "0101010116017801",
+                "0201010115010b7475726e3a743a75736572",
             ),
         ];
         let mut buf = Vec::new();
@@ -281,27 +350,47 @@ mod tests {
             encode_event(&env, &mut buf).expect("encode");
             assert_eq!(hex(&buf), want, "{env:?}");
             assert_eq!(decode_event(&buf).expect("decode"), env);
+            let mut v1 = buf.clone();
+            v1[0] = 1;
+            assert_eq!(decode_event(&v1).expect("decode v1"), env);
         }
     }
 
-    /// A version-1 snapshot (written before `acks_unverified` existed) still decodes.
+    /// `SpillIngested`, appended after `AllReconciled` (version 2 only).
     #[test]
-    fn version_1_snapshots_decode_with_acks_verified() {
+    fn golden_bytes_of_the_spill_event() {
+        let env = Envelope {
+            at_ms: 1,
+            pid: 1,
+            event: Event::SpillIngested {
+                name: "x".into(),
+                events: 1,
+            },
+        };
+        let mut buf = Vec::new();
+        encode_event(&env, &mut buf).expect("encode");
+        assert_eq!(hex(&buf), "0201010116017801");
+        assert_eq!(decode_event(&buf).expect("decode"), env);
+    }
+
+    /// Snapshots of older layouts are refused (the store folds the events instead);
+    /// today's round-trip.
+    #[test]
+    fn old_snapshots_are_refused_for_refolding() {
         let mut state = State::fold(&sample());
+        state.acks_unverified = true;
         let mut buf = Vec::new();
         encode_snapshot(&state, &mut buf).expect("encode");
         assert_eq!(buf[0], SNAPSHOT_VERSION);
-        assert_eq!(
-            buf.last(),
-            Some(&0),
-            "acks_unverified=false is the last byte"
-        );
-        let mut v1 = buf[..buf.len() - 1].to_vec();
-        v1[0] = 1;
-        assert_eq!(decode_snapshot(&v1).expect("v1"), state);
-        state.acks_unverified = true;
-        encode_snapshot(&state, &mut buf).expect("encode");
-        assert_eq!(decode_snapshot(&buf).expect("v2"), state);
+        assert_eq!(decode_snapshot(&buf).expect("decode"), state);
+        for old in [1, 2] {
+            let mut v = buf.clone();
+            v[0] = old;
+            assert!(matches!(
+                decode_snapshot(&v),
+                Err(CodecError::OldSnapshot { version }) if version == old
+            ));
+        }
         let mut newer = buf.clone();
         newer[0] = SNAPSHOT_VERSION + 1;
         assert!(matches!(

@@ -78,9 +78,18 @@ pub struct FileIdentity {
 pub struct TurnFragment {
     /// `turnId` of the lines, else their `traceId`.
     pub turn_id: String,
+    /// `traceId` of the lines, when they have one (a hook payload without a `turnId`
+    /// names its turn by it).
+    pub trace_id: Option<String>,
     /// The turn's real prompt (injected blocks removed), when a line of this range
     /// carried it. `None` when only a `tail` window without the prompt was seen.
     pub prompt: Option<String>,
+    /// Where the prompt sits in the conversation (index of its message, windows placed
+    /// by `messageOffset`), when known.
+    pub prompt_at: Option<u64>,
+    /// What the user typed into the running turn (steering), as their words, in
+    /// conversation order, each with the index of its message.
+    pub steering: Vec<(u64, String)>,
     /// Text of the latest call that ended the turn (a `finishReason` other than `tool-calls`).
     pub final_text: Option<String>,
     /// Latest non-empty response text of any call (used for an interrupted turn).
@@ -99,8 +108,21 @@ pub struct TurnFragment {
 impl TurnFragment {
     /// Folds a later fragment of the same turn into this one.
     pub fn merge(&mut self, later: &TurnFragment) {
-        if self.prompt.is_none() {
-            self.prompt.clone_from(&later.prompt);
+        match (self.prompt_at, later.prompt_at, &later.prompt) {
+            _ if self.prompt.is_none() => {
+                self.prompt.clone_from(&later.prompt);
+                self.prompt_at = later.prompt_at;
+            }
+            // A later read whose last user message sits after this turn's prompt: the
+            // user typed it into the running turn.
+            (Some(mine), Some(at), Some(p)) if at > mine => self.add_steering(at, p),
+            _ => {}
+        }
+        for (at, s) in &later.steering {
+            self.add_steering(*at, s);
+        }
+        if self.trace_id.is_none() {
+            self.trace_id.clone_from(&later.trace_id);
         }
         if later.final_text.is_some() {
             self.final_text.clone_from(&later.final_text);
@@ -114,6 +136,18 @@ impl TurnFragment {
         }
         self.calls = self.calls.saturating_add(later.calls);
         self.superseded |= later.superseded;
+    }
+}
+
+impl TurnFragment {
+    /// Records a steering message at conversation index `at` (once per index; kept in
+    /// conversation order; never at or before the prompt).
+    pub fn add_steering(&mut self, at: u64, words: &str) {
+        if self.prompt_at.is_some_and(|p| at <= p) || self.steering.iter().any(|(i, _)| *i == at) {
+            return;
+        }
+        let pos = self.steering.partition_point(|(i, _)| *i < at);
+        self.steering.insert(pos, (at, words.to_owned()));
     }
 }
 

@@ -20,19 +20,27 @@
 //! | message | first non-empty of |
 //! |---|---|
 //! | user | the user's words ([`crate::text::user_words`]) of the hook prompt, else of the rollout prompt; none for a turn a task notification began |
-//! | assistant | the Stop `responseText`, the rollout final answer, and, only when a later turn began (not when forced), the rollout's last text with `interrupted: true` |
+//! | assistant | the Stop `responseText`, the rollout final answer, the Stop `responsePreview` once the turn is over for good, the rollout's last text marked [`INTERRUPTED_MARK`] when a later turn began or the rollout says the turn was interrupted |
+//!
+//! A turn known only from its Stop (no prompt hook and no rollout line yet) yields
+//! nothing until the rollout shows it, a later turn begins or a drain forces it: within
+//! a turn, the user message is always planned before the answer.
 //!
 //! A turn with no answer whose transcript shows its last model call failed before
 //! writing any text has its user message marked `interrupted`.
 //!
-//! The first two swap places under [`AnswerPrecedence::TranscriptFirst`]: a harness whose
-//! Stop payload holds only part of the answer (Claude Code's `last_assistant_message` is
-//! the last text block) has the transcript's whole answer win, and its payload is used
-//! only when the transcript has nothing for the turn.
+//! The Stop `responseText` and the rollout's final answer swap places under
+//! [`AnswerPrecedence::TranscriptFirst`]: a harness whose Stop payload holds only part of
+//! the answer (Claude Code's `last_assistant_message` is the last text block) has the
+//! transcript's whole answer win, and its payload is used only when the transcript has
+//! nothing for the turn.
 //!
 //! Keys: [`DedupKey::for_turn`] when the turn id is known, else
-//! [`DedupKey::for_content`] of the cleaned text. An id-less Stop pairs with the latest
-//! id-less prompt.
+//! [`DedupKey::for_content`] of the cleaned text. One identity per turn, whichever source
+//! names it first: a hook without a `turnId` names its turn by its `traceId` or by nothing,
+//! and the rollout's lines of that turn (same `traceId`, or the same prompt for an id-less
+//! turn) join it instead of making a second turn. An id-less Stop ends the latest turn that
+//! has not stopped.
 //!
 //! Bounded memory: the caller keeps the set of planned keys forever and calls
 //! [`TurnBook::retain_unplanned`]; settled turns whose messages are all planned are
@@ -45,6 +53,26 @@ use serde::{Deserialize, Serialize};
 
 use crate::text::{clean_injected, user_words};
 use crate::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
+
+/// Leads the last text of a turn that ended without a final answer, so that the server
+/// and anyone reading it can tell it is not an answer.
+pub const INTERRUPTED_MARK: &str = "[interrupted] ";
+
+/// A turn's user message: the user's words of its prompt, then those of each steering
+/// message not already there, in order, separated by blank lines; `None` when there are
+/// no words at all.
+pub fn user_message<'a>(
+    prompt: Option<&'a str>,
+    steering: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    let mut parts: Vec<String> = prompt.and_then(user_words).into_iter().collect();
+    for s in steering.into_iter().filter_map(user_words) {
+        if !parts.contains(&s) {
+            parts.push(s);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
 
 /// Which of a turn's answers wins when both the Stop payload and the transcript
 /// (rollout) have one. Chosen by the harness, per delivery run; never journaled.
@@ -61,20 +89,32 @@ pub enum AnswerPrecedence {
 /// What the book knows about one turn.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct TurnRecord {
-    /// `turnId` (hooks) or `turnId`/`traceId` (rollout); `None` for an id-less hook turn.
+    /// The turn's identity, from whichever source named it first: `turnId` (else
+    /// `traceId`) of a hook payload or of the rollout; `None` for an id-less hook turn
+    /// (its messages are keyed by content).
     pub turn_id: Option<String>,
+    /// The rollout's turn id when it differs from `turn_id` (a hook named the turn first
+    /// by its `traceId`, or by nothing).
+    pub rollout_id: Option<String>,
     /// UserPromptSubmit `prompt`, as received (first one wins).
     pub hook_prompt: Option<String>,
     /// A Stop for this turn arrived.
     pub stopped: bool,
     /// Latest non-empty Stop `responseText`.
     pub stop_text: Option<String>,
+    /// Latest non-empty Stop `responsePreview` (truncated: the answer of last resort).
+    pub stop_preview: Option<String>,
+    /// Further UserPromptSubmit prompts of this turn (the user typed into the running
+    /// turn), as received, in order.
+    pub hook_steering: Vec<String>,
     /// The rollout's view of the turn, merged over reads.
     pub rollout: Option<TurnFragment>,
     /// A later turn began (by rollout order or a later prompt).
     pub superseded: bool,
     /// Completed by [`TurnBook::force_complete`] while still open.
     pub forced: bool,
+    /// A drain ([`TurnBook::force_complete`]) saw this turn: whatever is known is final.
+    pub drained: bool,
 }
 
 impl TurnRecord {
@@ -83,28 +123,79 @@ impl TurnRecord {
         self.stopped || self.superseded || self.forced
     }
 
+    /// The user message: the prompt's words, then what the user typed into the running
+    /// turn (steering), in order, separated by blank lines.
     fn user_content(&self) -> Option<String> {
-        let hook = self.hook_prompt.as_deref().and_then(user_words);
-        hook.or_else(|| user_words(self.rollout.as_ref()?.prompt.as_deref()?))
+        let frag = self.rollout.as_ref();
+        let prompt = self
+            .hook_prompt
+            .as_deref()
+            .filter(|p| user_words(p).is_some())
+            .or_else(|| frag?.prompt.as_deref());
+        let steering = frag
+            .into_iter()
+            .flat_map(|f| f.steering.iter().map(|(_, s)| s.as_str()))
+            .chain(self.hook_steering.iter().map(String::as_str));
+        user_message(prompt, steering)
     }
 
-    /// The assistant content and whether it is an interrupted turn's last text.
+    /// The rollout says the turn ended without a final answer (its latest call has no
+    /// `finishReason`: killed, stopped, or an error line).
+    fn rollout_interrupted(&self) -> bool {
+        self.rollout
+            .as_ref()
+            .is_some_and(|f| f.interrupted && f.final_text.is_none())
+    }
+
+    /// The assistant content and whether it is an interrupted turn's last text (then
+    /// marked with [`INTERRUPTED_MARK`]).
+    ///
+    /// | first non-empty of | when |
+    /// |---|---|
+    /// | Stop `responseText` | always (marked when the rollout says interrupted) |
+    /// | the rollout's final answer | always (first under [`AnswerPrecedence::TranscriptFirst`]) |
+    /// | Stop `responsePreview` | the turn is over for good (a later turn began, or forced) |
+    /// | the rollout's last text, marked | a later turn began, or the rollout says interrupted |
     fn assistant_content(&self, precedence: AnswerPrecedence) -> Option<(String, bool)> {
         let nonempty = |s: Option<&str>| s.map(clean_injected).filter(|c| !c.is_empty());
-        let stop = || nonempty(self.stop_text.as_deref());
-        let transcript = || nonempty(self.rollout.as_ref()?.final_text.as_deref());
+        let interrupted = self.rollout_interrupted();
+        let mark = |s: String, int: bool| {
+            if int {
+                (format!("{INTERRUPTED_MARK}{s}"), true)
+            } else {
+                (s, false)
+            }
+        };
+        let frag = self.rollout.as_ref();
+        let stop = || nonempty(self.stop_text.as_deref()).map(|s| mark(s, interrupted));
+        let transcript =
+            || nonempty(frag.and_then(|f| f.final_text.as_deref())).map(|s| (s, false));
         let answer = match precedence {
             AnswerPrecedence::StopFirst => stop().or_else(transcript),
             AnswerPrecedence::TranscriptFirst => transcript().or_else(stop),
         };
-        if let Some(s) = answer {
-            return Some((s, false));
+        if answer.is_some() {
+            return answer;
         }
-        let frag = self.rollout.as_ref()?;
-        if self.superseded && !self.forced {
-            return nonempty(frag.last_text.as_deref()).map(|s| (s, true));
+        let over = self.superseded || self.forced || self.drained;
+        if over {
+            if let Some(s) = nonempty(self.stop_preview.as_deref()) {
+                return Some(mark(s, interrupted));
+            }
+        }
+        if (self.superseded && !self.forced) || interrupted {
+            return nonempty(frag.and_then(|f| f.last_text.as_deref())).map(|s| mark(s, true));
         }
         None
+    }
+
+    /// A turn known only from its Stop (no prompt hook, not yet in the rollout) waits
+    /// for the rollout, so that its user message is planned before its answer; a drain
+    /// or a later turn ends the wait.
+    fn waits_for_rollout(&self) -> bool {
+        self.rollout.is_none()
+            && self.hook_prompt.is_none()
+            && !(self.superseded || self.forced || self.drained)
     }
 
     fn key(&self, role: Role, content: &str) -> DedupKey {
@@ -117,7 +208,7 @@ impl TurnRecord {
     /// The messages of this turn, user first, when it is complete.
     fn messages(&self, precedence: AnswerPrecedence) -> Vec<Candidate> {
         let mut out = Vec::new();
-        if !self.is_complete() {
+        if !self.is_complete() || self.waits_for_rollout() {
             return out;
         }
         let answer = self.assistant_content(precedence);
@@ -155,9 +246,10 @@ impl TurnRecord {
     fn is_settled(&self) -> bool {
         self.superseded
             || self.forced
-            || self
-                .assistant_content(AnswerPrecedence::StopFirst)
-                .is_some()
+            || (!self.waits_for_rollout()
+                && self
+                    .assistant_content(AnswerPrecedence::StopFirst)
+                    .is_some())
     }
 }
 
@@ -186,10 +278,54 @@ impl TurnBook {
         self.last_rollout_turn.as_deref()
     }
 
+    /// The turn a hook's id names: its identity, its rollout id, or the `traceId` of its
+    /// rollout lines (a hook without a `turnId` names the turn by its `traceId`).
     fn find(&self, turn_id: &str) -> Option<usize> {
+        self.turns.iter().rposition(|t| {
+            t.turn_id.as_deref() == Some(turn_id)
+                || t.rollout_id.as_deref() == Some(turn_id)
+                || t.rollout
+                    .as_ref()
+                    .and_then(|r| r.trace_id.as_deref())
+                    .is_some_and(|tr| tr == turn_id)
+        })
+    }
+
+    /// The turn a rollout fragment belongs to: the one already holding that rollout id,
+    /// else one a hook named by the fragment's `traceId`, else an id-less hook turn
+    /// with the same prompt that the rollout has not shown yet. One identity per turn,
+    /// whichever source named it first.
+    fn find_for_fragment(&self, frag: &TurnFragment) -> Option<usize> {
+        let id = frag.turn_id.as_str();
+        if let Some(i) = self
+            .turns
+            .iter()
+            .rposition(|t| t.rollout_id.as_deref().or(t.turn_id.as_deref()) == Some(id))
+        {
+            return Some(i);
+        }
+        if let Some(tr) = frag.trace_id.as_deref() {
+            if let Some(i) = self
+                .turns
+                .iter()
+                .rposition(|t| t.rollout.is_none() && t.turn_id.as_deref() == Some(tr))
+            {
+                return Some(i);
+            }
+        }
+        let words = user_words(frag.prompt.as_deref()?)?;
+        self.turns.iter().rposition(|t| {
+            t.turn_id.is_none()
+                && t.rollout.is_none()
+                && t.hook_prompt.as_deref().and_then(user_words).as_deref() == Some(words.as_str())
+        })
+    }
+
+    /// The turn holding rollout turn id `id`.
+    fn find_rollout(&self, id: &str) -> Option<usize> {
         self.turns
             .iter()
-            .rposition(|t| t.turn_id.as_deref() == Some(turn_id))
+            .rposition(|t| t.rollout_id.as_deref().or(t.turn_id.as_deref()) == Some(id))
     }
 
     fn find_or_insert(&mut self, turn_id: &str) -> usize {
@@ -217,8 +353,13 @@ impl TurnBook {
         };
         for (i, t) in self.turns.iter_mut().enumerate() {
             if i == idx {
-                if t.hook_prompt.is_none() {
-                    t.hook_prompt = Some(prompt.to_owned());
+                match &t.hook_prompt {
+                    None => t.hook_prompt = Some(prompt.to_owned()),
+                    // Another prompt for the same turn: typed into the running turn.
+                    Some(p) if p != prompt && !t.hook_steering.iter().any(|s| s == prompt) => {
+                        t.hook_steering.push(prompt.to_owned());
+                    }
+                    Some(_) => {}
                 }
             } else if !t.is_complete() {
                 t.superseded = true;
@@ -229,13 +370,22 @@ impl TurnBook {
     /// A Stop: the turn is complete; a non-empty `response` (`responseText`) is its final
     /// answer. An id-less Stop pairs with the latest id-less prompt.
     pub fn observe_stop(&mut self, turn_id: Option<&str>, response: Option<&str>) {
+        self.observe_stop_with_preview(turn_id, response, None);
+    }
+
+    /// [`TurnBook::observe_stop`] with the Stop's `responsePreview`, used only when
+    /// nothing better ever comes (see the assistant table of [`TurnRecord`]).
+    pub fn observe_stop_with_preview(
+        &mut self,
+        turn_id: Option<&str>,
+        response: Option<&str>,
+        preview: Option<&str>,
+    ) {
         let idx = match turn_id {
             Some(id) => self.find_or_insert(id),
-            None => match self
-                .turns
-                .iter()
-                .rposition(|t| t.turn_id.is_none() && t.hook_prompt.is_some())
-            {
+            // An id-less Stop ends the latest turn that has not stopped (ZCode runs one
+            // turn at a time), whoever named it.
+            None => match self.turns.iter().rposition(|t| !t.stopped) {
                 Some(i) => i,
                 None => {
                     self.turns.push(TurnRecord::default());
@@ -248,6 +398,9 @@ impl TurnBook {
             if let Some(r) = response.filter(|r| !r.trim().is_empty()) {
                 t.stop_text = Some(r.to_owned());
             }
+            if let Some(p) = preview.filter(|p| !p.trim().is_empty()) {
+                t.stop_preview = Some(p.to_owned());
+            }
         }
     }
 
@@ -259,7 +412,7 @@ impl TurnBook {
         if continues {
             if let (Some(last), Some(first)) = (&self.last_rollout_turn, chunk.fragments.first()) {
                 if first.turn_id != *last {
-                    if let Some(i) = self.find(last) {
+                    if let Some(i) = self.find_rollout(last) {
                         if let Some(t) = self.turns.get_mut(i) {
                             if !t.is_complete() {
                                 t.superseded = true;
@@ -270,8 +423,20 @@ impl TurnBook {
             }
         }
         for frag in &chunk.fragments {
-            let i = self.find_or_insert(&frag.turn_id);
+            let i = match self.find_for_fragment(frag) {
+                Some(i) => i,
+                None => {
+                    self.turns.push(TurnRecord {
+                        turn_id: Some(frag.turn_id.clone()),
+                        ..TurnRecord::default()
+                    });
+                    self.turns.len() - 1
+                }
+            };
             if let Some(t) = self.turns.get_mut(i) {
+                if t.turn_id.as_deref() != Some(frag.turn_id.as_str()) {
+                    t.rollout_id = Some(frag.turn_id.clone());
+                }
                 match &mut t.rollout {
                     Some(r) => r.merge(frag),
                     None => t.rollout = Some(frag.clone()),
@@ -298,6 +463,7 @@ impl TurnBook {
             if !t.is_complete() {
                 t.forced = true;
             }
+            t.drained = true;
         }
     }
 
@@ -331,7 +497,7 @@ impl TurnBook {
             if !t.is_complete() || !t.is_settled() {
                 return true;
             }
-            if t.turn_id.is_some() && t.turn_id == last {
+            if last.is_some() && t.rollout_id.as_ref().or(t.turn_id.as_ref()) == last.as_ref() {
                 return true;
             }
             // Keys of id-less turns depend on the answer chosen; every harness

@@ -272,6 +272,7 @@ fn no_bounded_window_after_3000_turns() -> TestResult {
             interrupted: false,
             calls: 1,
             superseded: i + 1 < N,
+            ..TurnFragment::default()
         })
         .collect();
     let rescan = env(
@@ -446,6 +447,7 @@ fn a_message_with_nothing_to_send_is_dropped_by_planner_and_projector() {
         interrupted: false,
         calls: 1,
         superseded,
+        ..TurnFragment::default()
     };
     let mut state = State::default();
     state.apply(&env(

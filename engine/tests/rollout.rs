@@ -92,7 +92,7 @@ fn scenario_facts_of_committed_sessions() -> R {
             .iter()
             .find(|m| m.role == Role::Assistant)
             .map(|m| m.content.as_str()),
-        Some("The projector folds events into")
+        Some("[interrupted] The projector folds events into")
     );
     assert!(flagged.iter().any(|m| m.role == Role::User));
     let tail = first_capture(&dir.join("tail.jsonl"))?;
@@ -273,7 +273,7 @@ fn bad_and_skipped_lines_are_counted_and_turns_superseded_in_order() -> R {
             ("first", false),
             ("answer one", false),
             ("second", false),
-            ("partial", true),
+            ("[interrupted] partial", true),
             ("third", false),
             ("answer three", false)
         ]

@@ -132,7 +132,8 @@ fn wild_event() -> impl Strategy<Value = Event> {
                     trace_id: c,
                     cwd: d,
                     prompt: e,
-                    response_text: f,
+                    response_text: f.clone(),
+                    response_preview: f,
                     source: g,
                     tool_name: h.clone(),
                     denied_uri: h,
@@ -154,7 +155,13 @@ fn wild_event() -> impl Strategy<Value = Event> {
                 (finished, interrupted, calls, superseded),
             )| {
                 TurnFragment {
+                    trace_id: final_text.clone(),
                     turn_id,
+                    prompt_at: Some(u64::from(calls)),
+                    steering: last_text
+                        .clone()
+                        .map(|t| vec![(u64::from(calls) + 1, t)])
+                        .unwrap_or_default(),
                     prompt,
                     final_text,
                     last_text,

@@ -21,6 +21,7 @@ fn frag(
         interrupted: final_text.is_none(),
         calls: 1,
         superseded: false,
+        ..TurnFragment::default()
     }
 }
 
@@ -127,7 +128,12 @@ fn a_new_prompt_ends_the_open_turn_with_its_last_text_interrupted() {
         summary(&b.candidates()),
         [
             s("turn:t1:user", "user", "first", false),
-            s("turn:t1:assistant", "assistant", "half an answer", true)
+            s(
+                "turn:t1:assistant",
+                "assistant",
+                "[interrupted] half an answer",
+                true
+            )
         ]
     );
 }
@@ -164,7 +170,8 @@ fn a_chunk_starting_with_another_turn_supersedes_the_last_open_one() {
 }
 
 #[test]
-fn force_complete_yields_only_the_prompt_of_an_interrupted_turn() {
+fn force_complete_yields_the_prompt_and_marks_an_interrupted_turns_last_text() {
+    // Interrupted (its latest call has no finishReason): the last text, marked.
     let mut b = TurnBook::new();
     b.observe_prompt(Some("t1"), "p1");
     b.observe_chunk(&chunk(
@@ -175,20 +182,27 @@ fn force_complete_yields_only_the_prompt_of_an_interrupted_turn() {
     b.force_complete();
     assert_eq!(
         summary(&b.candidates()),
+        [
+            s("turn:t1:user", "user", "p1", false),
+            s(
+                "turn:t1:assistant",
+                "assistant",
+                "[interrupted] partial",
+                true
+            )
+        ]
+    );
+    // Still running (its latest call asked for tools): only the prompt.
+    let mut b = TurnBook::new();
+    b.observe_prompt(Some("t1"), "p1");
+    let mut running = frag("t1", Some("p1"), None, Some("narration"));
+    running.interrupted = false;
+    b.observe_chunk(&chunk(0, 10, vec![running]));
+    b.force_complete();
+    assert_eq!(
+        summary(&b.candidates()),
         [s("turn:t1:user", "user", "p1", false)]
     );
-    // Superseded after being forced: still no partial text.
-    b.observe_prompt(Some("t2"), "p2");
-    assert_eq!(b.candidates().len(), 1);
-    // A finished turn that is forced gives its final answer.
-    let mut f = TurnBook::new();
-    f.observe_chunk(&chunk(
-        0,
-        10,
-        vec![frag("t1", Some("p1"), Some("done"), None)],
-    ));
-    f.force_complete();
-    assert_eq!(f.candidates().len(), 2);
 }
 
 #[test]
@@ -359,4 +373,172 @@ proptest! {
             prop_assert!(b.turns().len() <= 6);
         }
     }
+}
+
+#[test]
+fn a_preview_never_beats_the_rollouts_final_answer() {
+    let mut b = TurnBook::new();
+    b.observe_prompt(Some("t1"), "p1");
+    // Stop with only a truncated preview, before the rollout has the final call.
+    b.observe_stop_with_preview(Some("t1"), None, Some("The long ans…"));
+    b.observe_chunk(&chunk(
+        0,
+        10,
+        vec![frag("t1", Some("p1"), None, Some("narration"))],
+    ));
+    let mut running = b.clone();
+    running.observe_chunk(&chunk(
+        10,
+        20,
+        vec![frag("t1", None, Some("The long answer, in full."), None)],
+    ));
+    assert_eq!(
+        summary(&running.candidates()),
+        [
+            s("turn:t1:user", "user", "p1", false),
+            s(
+                "turn:t1:assistant",
+                "assistant",
+                "The long answer, in full.",
+                false
+            )
+        ]
+    );
+    // The preview is the answer of last resort: only once the turn is over for good.
+    let mut only_preview = TurnBook::new();
+    only_preview.observe_prompt(Some("t1"), "p1");
+    only_preview.observe_stop_with_preview(Some("t1"), None, Some("The long ans…"));
+    assert_eq!(only_preview.candidates().len(), 1, "waits for the rollout");
+    only_preview.force_complete();
+    assert_eq!(
+        summary(&only_preview.candidates())[1],
+        s("turn:t1:assistant", "assistant", "The long ans…", false)
+    );
+}
+
+#[test]
+fn a_stop_before_its_rollout_lines_waits_so_the_prompt_comes_first() {
+    let mut b = TurnBook::new();
+    // No UserPromptSubmit; the Stop arrives before the rollout has the turn.
+    b.observe_stop(Some("t1"), Some("the answer"));
+    assert!(
+        b.candidates().is_empty(),
+        "the user message is not known yet"
+    );
+    b.observe_chunk(&chunk(
+        0,
+        10,
+        vec![frag("t1", Some("the prompt"), Some("the answer"), None)],
+    ));
+    assert_eq!(
+        summary(&b.candidates()),
+        [
+            s("turn:t1:user", "user", "the prompt", false),
+            s("turn:t1:assistant", "assistant", "the answer", false)
+        ]
+    );
+    // With no rollout at all, a drain sends what is known.
+    let mut d = TurnBook::new();
+    d.observe_stop(Some("t2"), Some("only the answer"));
+    d.force_complete();
+    assert_eq!(d.candidates().len(), 1);
+}
+
+#[test]
+fn steering_follows_the_prompt_in_the_user_message() {
+    // From the rollout: a later call's last user message sits after the prompt.
+    let mut b = TurnBook::new();
+    let mut first = frag("t1", Some("refactor the parser"), None, Some("looking"));
+    first.prompt_at = Some(3);
+    first.interrupted = false;
+    let mut later = frag("t1", Some("also keep the old API"), Some("Done."), None);
+    later.prompt_at = Some(6);
+    b.observe_chunk(&chunk(0, 10, vec![first]));
+    b.observe_chunk(&chunk(10, 20, vec![later]));
+    b.observe_stop(Some("t1"), None);
+    assert_eq!(
+        summary(&b.candidates()),
+        [
+            s(
+                "turn:t1:user",
+                "user",
+                "refactor the parser\n\nalso keep the old API",
+                false
+            ),
+            s("turn:t1:assistant", "assistant", "Done.", false)
+        ]
+    );
+    // From hooks: a second prompt for the same turn.
+    let mut h = TurnBook::new();
+    h.observe_prompt(Some("t1"), "first");
+    h.observe_prompt(Some("t1"), "then this");
+    h.observe_prompt(Some("t1"), "then this");
+    h.observe_stop(Some("t1"), Some("ok"));
+    assert_eq!(summary(&h.candidates())[0].2, "first\n\nthen this");
+}
+
+#[test]
+fn a_task_notification_turn_has_only_its_answer() {
+    let mut b = TurnBook::new();
+    b.observe_chunk(&chunk(
+        0,
+        10,
+        vec![frag("t1", None, Some("The task finished."), None)],
+    ));
+    b.observe_prompt(Some("t1"), "<task-notification>x</task-notification>");
+    b.observe_stop(Some("t1"), None);
+    assert_eq!(
+        summary(&b.candidates()),
+        [s(
+            "turn:t1:assistant",
+            "assistant",
+            "The task finished.",
+            false
+        )]
+    );
+}
+
+#[test]
+fn a_turn_named_by_a_hook_first_keeps_that_identity_when_the_rollout_arrives() {
+    // Hooks without a turnId but with a traceId: the rollout's lines (same traceId) join.
+    let mut b = TurnBook::new();
+    b.observe_prompt(Some("trace-1"), "the prompt");
+    b.observe_stop(Some("trace-1"), Some("the answer"));
+    let first = summary(&b.candidates());
+    let mut f = frag("turn_r", Some("the prompt"), Some("the answer"), None);
+    f.trace_id = Some("trace-1".into());
+    b.observe_chunk(&chunk(0, 10, vec![f]));
+    assert_eq!(summary(&b.candidates()), first, "no second identity");
+    assert_eq!(b.turns().len(), 1);
+    // Hooks with no id at all: the rollout's turn with the same prompt joins.
+    let mut b = TurnBook::new();
+    b.observe_prompt(None, "bare prompt");
+    b.observe_stop(None, Some("bare answer"));
+    let first = summary(&b.candidates());
+    assert!(first.iter().all(|(k, ..)| k.starts_with("hash:")));
+    b.observe_chunk(&chunk(
+        0,
+        10,
+        vec![frag(
+            "turn_r",
+            Some("bare prompt"),
+            Some("bare answer"),
+            None,
+        )],
+    ));
+    assert_eq!(summary(&b.candidates()), first);
+    // The rollout named it first: an id-less Stop ends that turn.
+    let mut b = TurnBook::new();
+    let mut running = frag("turn_r", Some("p"), None, Some("n"));
+    running.interrupted = false;
+    b.observe_chunk(&chunk(0, 10, vec![running]));
+    b.observe_stop(None, Some("final"));
+    assert_eq!(b.turns().len(), 1);
+    assert_eq!(
+        summary(&b.candidates()),
+        [
+            s("turn:turn_r:user", "user", "p", false),
+            s("turn:turn_r:assistant", "assistant", "final", false)
+        ]
+    );
 }

@@ -6,166 +6,14 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+mod claude_code_support;
+
+use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use claude_code_support::{claude_bin, ours_running, Machine, ModelServer};
 use serde_json::{json, Value};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The cached `claude` binary, installing it once; None when npm is absent.
-fn claude_bin() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("OVHOOK_CLAUDE_CODE_BIN").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    let out = Command::new("bash")
-        .arg(repo().join("scripts/claude-code.sh"))
-        .arg("install")
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run scripts/claude-code.sh");
-    match out.status.code() {
-        Some(0) => Some(PathBuf::from(
-            String::from_utf8_lossy(&out.stdout).trim().to_owned(),
-        )),
-        Some(3) => {
-            eprintln!(
-                "SKIPPED: npm is not installed, so the real Claude Code CLI cannot be installed"
-            );
-            None
-        }
-        other => panic!("scripts/claude-code.sh install failed ({other:?})"),
-    }
-}
-
-/// The scripted model server; killed on drop.
-struct ModelServer {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-    scenario: PathBuf,
-}
-
-impl ModelServer {
-    fn start(dir: &Path) -> ModelServer {
-        let log = dir.join("requests.jsonl");
-        let scenario = dir.join("scenario.json");
-        let mut child = Command::new("python3")
-            .arg(repo().join("testdata/agents/claude-code/fake_anthropic.py"))
-            .args(["--port", "0", "--log"])
-            .arg(&log)
-            .arg("--scenario")
-            .arg(&scenario)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 fake_anthropic.py");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut first)
-            .expect("LISTENING line");
-        let port = first
-            .trim()
-            .strip_prefix("LISTENING ")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("model server said {first:?}"));
-        ModelServer {
-            child,
-            port,
-            log,
-            scenario,
-        }
-    }
-
-    fn script(&self, v: &Value) {
-        std::fs::write(&self.scenario, v.to_string()).expect("scenario");
-    }
-
-    /// Every `/v1/messages` request body so far.
-    fn requests(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|v| v["path"] == "/v1/messages")
-            .map(|v| v["body"].clone())
-            .collect()
-    }
-}
-
-impl Drop for ModelServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// One headless Claude Code machine: HOME, project folder, the CLI.
-struct Machine {
-    bin: PathBuf,
-    home: PathBuf,
-    work: PathBuf,
-    port: u16,
-}
-
-impl Machine {
-    /// `claude -p PROMPT [--resume SID] --output-format json`; the result JSON and the
-    /// wall time of the whole process.
-    fn turn(&self, prompt: &str, resume: Option<&str>) -> (Value, Duration) {
-        let tmp = self.home.join("tmp");
-        std::fs::create_dir_all(&tmp).expect("tmp");
-        let mut cmd = Command::new(&self.bin);
-        cmd.arg("-p").arg(prompt);
-        if let Some(sid) = resume {
-            cmd.args(["--resume", sid]);
-        }
-        cmd.args(["--output-format", "json"])
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env(
-                "ANTHROPIC_BASE_URL",
-                format!("http://127.0.0.1:{}", self.port),
-            )
-            .env("ANTHROPIC_API_KEY", "test")
-            .env("CLAUDE_CODE_TMPDIR", &tmp)
-            .env("TMPDIR", &tmp)
-            .env("XDG_RUNTIME_DIR", &tmp)
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .env("DISABLE_ERROR_REPORTING", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .current_dir(&self.work)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let start = Instant::now();
-        let child = cmd.spawn().expect("spawn claude");
-        let pid = child.id();
-        let watchdog = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_secs(180));
-            // SAFETY-free: kill(2) on the pid we spawned, if it is still running.
-            let _ = Command::new("kill").arg(pid.to_string()).status();
-        });
-        let out = child.wait_with_output().expect("claude output");
-        let took = start.elapsed();
-        drop(watchdog);
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-            panic!(
-                "claude -p {prompt:?}: {e}: stdout {stdout} stderr {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-        assert_eq!(v["is_error"], false, "{v}");
-        (v, took)
-    }
-}
 
 /// Writes `content` at `uri` for one account and user (indexed before it returns).
 fn seed(url: &str, account: &str, user: &str, uri: &str, content: &str) {
@@ -184,28 +32,6 @@ fn seed(url: &str, account: &str, user: &str, uri: &str, content: &str) {
         }
     }
     panic!("could not seed {uri}");
-}
-
-/// Pids of processes running `exe` with `HOME=home`.
-fn ours_running(exe: &Path, home: &Path) -> Vec<u32> {
-    let exe = std::fs::canonicalize(exe).unwrap_or_else(|_| exe.to_owned());
-    let needle = format!("HOME={}", home.display());
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let runs_exe = std::fs::read_link(entry.path().join("exe")).is_ok_and(|e| e == exe);
-        let env = std::fs::read(entry.path().join("environ")).unwrap_or_default();
-        if runs_exe && env.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
-            out.push(pid);
-        }
-    }
-    out
 }
 
 #[test]
@@ -260,6 +86,7 @@ fn real_claude_code_turns_are_injected_guarded_and_captured_exactly_once() {
         home: home.clone(),
         work,
         port: server.port,
+        extra: Vec::new(),
     };
     // Turn 1: a Read of a viking:// path (denied), then a two-block answer.
     server.script(&json!({

@@ -288,6 +288,7 @@ fn run_hook(home: &Path, cmd: &str, payload: &str) {
         .expect("binary")
         .env_clear()
         .env("HOME", home)
+        .env("OPENVIKING_URL", "off")
         .env("OVHOOK_NO_DETACH", "1")
         .arg(cmd)
         .write_stdin(payload.to_string())
@@ -303,7 +304,7 @@ fn journals_with_unsent_work_are_reported() {
     install(home);
     let (_, clean) = doctor(home, &cwd, &[]);
     assert!(clean.contains("ok journals: none yet"), "{clean}");
-    // Embedded default: the turn is captured into the journal and stays unsent.
+    // url = off: the turn is captured into the journal and stays unsent.
     run_hook(
         home,
         "user-prompt-submit",

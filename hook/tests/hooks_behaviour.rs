@@ -83,7 +83,8 @@ fn session_id_fallbacks_and_no_escape_from_the_journals_folder() {
     assert!(!env.home().join("escaped").exists() && !Path::new("/abs/path").exists());
 }
 
-/// Recall through the real server: a seeded memory is injected; the same `turnId` again
+/// Recall through the real server: a seeded memory is injected (its words are this test's
+/// own: other tests seed "kumquat" memories on the same server); the same `turnId` again
 /// gives no second output; the same prompt on another turn is served from the cache
 /// with no second recall request.
 #[test]
@@ -93,13 +94,13 @@ fn recall_injects_a_seeded_memory_dedups_and_caches() {
     };
     common::seed(
         &url,
-        "viking://~/memories/preferences/kumquat-tabs.md",
-        "The user prefers zebra-striped tabs in the kumquat editor.",
+        "viking://~/memories/preferences/persimmon-tabs.md",
+        "The user prefers zebra-striped tabs in the persimmon editor.",
     );
     let env = Env::with_url(&url);
     let sid = common::unique_session();
     let mut t1 = Turn::new("recall");
-    t1.prompt = "Which tabs do I like in the kumquat editor?".into();
+    t1.prompt = "Which tabs do I like in the persimmon editor?".into();
     let p1 = common::ups_payload(&sid, &t1, env.home());
     let first = env.hook("user-prompt-submit", &p1);
     let ctx = context_of("UserPromptSubmit", &first, 32768).expect("a recall block");

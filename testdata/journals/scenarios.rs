@@ -232,6 +232,7 @@ fn frag(turn: &str, prompt: &str, answer: &str, superseded: bool) -> TurnFragmen
         interrupted: false,
         calls: 1,
         superseded,
+        ..TurnFragment::default()
     }
 }
 
@@ -423,6 +424,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 interrupted: false,
                 calls: 1,
                 superseded: false,
+                ..TurnFragment::default()
             }],
         );
     v.push(b.done(

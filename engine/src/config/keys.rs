@@ -13,6 +13,7 @@
 //! | `capture.enabled` | bool | true | `OPENVIKING_AUTO_CAPTURE` |
 //! | `capture.commit_token_threshold` | int ≥ 0 | 2000 | `OPENVIKING_COMMIT_TOKEN_THRESHOLD` |
 //! | `capture.max_length` | int ≥ 0 (0 = unlimited) | unlimited | `OPENVIKING_CAPTURE_MAX_LENGTH` |
+//! | `capture.subagents` | bool | false | `OPENVIKING_CAPTURE_SUBAGENTS` |
 //! | `profile.enabled` | bool | true | `OPENVIKING_PROFILE_ENABLED` |
 //! | `profile.token_budget` | int ≥ 500 | 6000 | `OPENVIKING_PROFILE_TOKEN_BUDGET` |
 //! | `peer.source` | `git`\|`cwd`\|`none` | git | `OPENVIKING_PEER_SOURCE` (`OPENVIKING_WORKSPACE_PEER=false` → `none`) |
@@ -124,6 +125,11 @@ pub const TUNING: &[(&str, Kind, &str)] = &[
         "capture.max_length",
         Kind::Int { min: 0, max: U32 },
         "OPENVIKING_CAPTURE_MAX_LENGTH",
+    ),
+    (
+        "capture.subagents",
+        Kind::Bool,
+        "OPENVIKING_CAPTURE_SUBAGENTS",
     ),
     ("profile.enabled", Kind::Bool, "OPENVIKING_PROFILE_ENABLED"),
     (
@@ -381,6 +387,7 @@ pub fn current_bool(cfg: &Config, key: &str) -> Option<bool> {
         "memory.enabled" => cfg.memory_enabled,
         "recall.enabled" => cfg.recall.enabled,
         "capture.enabled" => cfg.capture.enabled,
+        "capture.subagents" => cfg.capture.subagents,
         "profile.enabled" => cfg.profile.enabled,
         "recall.prefer_abstract" => cfg.recall.prefer_abstract,
         "bypass.session" => cfg.bypass.session,
@@ -434,6 +441,7 @@ pub fn assign(cfg: &mut Config, key: &str, value: Typed, append: bool) {
         ("recall.max_content_chars", Typed::Int(i)) => cfg.recall.max_content_chars = as_u32(i),
         ("recall.prefer_abstract", Typed::Bool(b)) => cfg.recall.prefer_abstract = b,
         ("capture.enabled", Typed::Bool(b)) => cfg.capture.enabled = b,
+        ("capture.subagents", Typed::Bool(b)) => cfg.capture.subagents = b,
         ("capture.commit_token_threshold", Typed::Int(i)) => cfg.capture.commit_token_threshold = i,
         ("capture.max_length", Typed::Int(i)) => {
             cfg.capture.max_length = (i > 0).then(|| as_usize(i))

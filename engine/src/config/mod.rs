@@ -231,6 +231,11 @@ pub struct CaptureConfig {
     /// `capture.max_length`: characters sent per message (`None` = unlimited, also for 0).
     /// Truncates what is sent, never the dedup identity.
     pub max_length: Option<usize>,
+    /// `capture.subagents` (false): hooks of a subagent's own session (ZCode's
+    /// `sess_subagent_agent_<uuid>`, `sess_dwf-…-actor_…`) are captured and recalled as
+    /// a session of their own. Off, they pass through: a subagent's internal prompts are
+    /// not the user's conversation.
+    pub subagents: bool,
 }
 
 /// `profile.*`.
@@ -401,6 +406,7 @@ impl Default for Config {
                 enabled: true,
                 commit_token_threshold: DEFAULT_COMMIT_TOKEN_THRESHOLD,
                 max_length: None,
+                subagents: false,
             },
             profile: ProfileConfig {
                 enabled: true,

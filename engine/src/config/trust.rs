@@ -54,9 +54,8 @@ pub fn repo_rule(key: &str) -> RepoRule {
         | "network.connect_timeout_ms"
         | "network.recall_budget_ms" => RepoRule::LowerOnly,
         "network.backoff_ms" => RepoRule::RaiseOnly,
-        "memory.enabled" | "recall.enabled" | "capture.enabled" | "profile.enabled" | "debug" => {
-            RepoRule::OffOnly
-        }
+        "memory.enabled" | "recall.enabled" | "capture.enabled" | "capture.subagents"
+        | "profile.enabled" | "debug" => RepoRule::OffOnly,
         "bypass.session" => RepoRule::OnOnly,
         _ => RepoRule::Free,
     }
@@ -125,6 +124,7 @@ mod tests {
         ("capture.enabled", RepoRule::OffOnly),
         ("capture.commit_token_threshold", RepoRule::Free),
         ("capture.max_length", RepoRule::LowerOnly),
+        ("capture.subagents", RepoRule::OffOnly),
         ("profile.enabled", RepoRule::OffOnly),
         ("profile.token_budget", RepoRule::LowerOnly),
         ("peer.source", RepoRule::Free),

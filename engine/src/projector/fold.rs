@@ -292,7 +292,13 @@ impl State {
                     .as_deref()
                     .map(crate::text::clean_injected)
                     .filter(|s| !s.is_empty());
-                self.book.observe_stop(turn, response.as_deref());
+                let preview = h
+                    .response_preview
+                    .as_deref()
+                    .map(crate::text::clean_injected)
+                    .filter(|s| !s.is_empty());
+                self.book
+                    .observe_stop_with_preview(turn, response.as_deref(), preview.as_deref());
             }
             // Its worker closes the open turns and commits; nothing to fold here.
             HookKind::SessionEnd => {}

@@ -19,12 +19,16 @@ use crate::text::{self, UserText};
 pub struct LineFacts {
     /// `turnId`, else `traceId`.
     pub turn_id: String,
+    /// `traceId`, when present.
+    pub trace_id: Option<String>,
     /// `requestId`: retries of one model call share it.
     pub request_id: Option<String>,
     /// `attempt` (1 when absent).
     pub attempt: u32,
-    /// The turn's real prompt, injected blocks removed: the last `role:"user"` message of
-    /// `request.messages` that is not only injected blocks. `None` when the window holds
+    /// The last user's words of the window ([`text::classify_user`]): the last
+    /// `role:"user"` message of `request.messages` that is not only injected context,
+    /// unless a synthetic message (a task notification) comes after it. On a turn's first
+    /// line it is the prompt; on a later line, a message further on is steering. `None` when the window holds
     /// no such message (a `tail` window that starts after the prompt), or when the caller
     /// did not ask for it.
     pub prompt: Option<String>,
@@ -32,6 +36,9 @@ pub struct LineFacts {
     pub finish_reason: Option<String>,
     /// `response.text`, as written (may be empty).
     pub text: Option<String>,
+    /// Index in the conversation of the message `prompt` came from: its place in the
+    /// window plus `request.messageOffset` (a `tail` or `delta` window starts there).
+    pub prompt_at: Option<u64>,
     /// `request.messagesKind == "tail"`.
     pub tail: bool,
 }
@@ -72,9 +79,17 @@ struct WireLine<'a> {
     #[serde(default)]
     attempt: Option<u32>,
     #[serde(borrow, default)]
+    model: Option<WireModel<'a>>,
+    #[serde(borrow, default)]
     request: Option<WireRequest<'a>>,
     #[serde(borrow, default)]
     response: Option<WireResponse<'a>>,
+}
+
+#[derive(Deserialize)]
+struct WireModel<'a> {
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -83,6 +98,8 @@ struct WireRequest<'a> {
     messages: Option<Vec<WireMessage<'a>>>,
     #[serde(rename = "messagesKind", borrow, default)]
     messages_kind: Option<Cow<'a, str>>,
+    #[serde(rename = "messageOffset", default)]
+    message_offset: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -128,9 +145,40 @@ fn content_text(raw: &RawValue) -> Result<String, serde_json::Error> {
     }
 }
 
+/// What ZCode's session-title call's system prompt starts with.
+const SESSION_TITLE_PROMPT: &str = "Generate a concise title for this coding session.";
+
+/// The call belongs to the user's conversation: `querySource` is `main_turn`, or absent
+/// while nothing else says otherwise (`model.role` `subagent` or `compact`, or a system
+/// prompt asking for a session title). Every other `querySource` (`session_title`,
+/// `compact`, `subagent`, workflow children, …) is the agent talking to itself.
+fn is_main_conversation(wire: &WireLine<'_>) -> bool {
+    match wire.query_source.as_deref() {
+        Some(q) => q == "main_turn",
+        None => {
+            let role = wire.model.as_ref().and_then(|m| m.role.as_deref());
+            if matches!(role, Some("subagent" | "compact")) {
+                return false;
+            }
+            let first = wire
+                .request
+                .as_ref()
+                .and_then(|r| r.messages.as_deref())
+                .and_then(<[WireMessage<'_>]>::first);
+            let title = first.is_some_and(|m| {
+                m.role.as_deref() == Some("system")
+                    && m.content.is_some_and(|c| {
+                        serde_json::from_str::<Cow<'_, str>>(c.get())
+                            .is_ok_and(|t| t.starts_with(SESSION_TITLE_PROMPT))
+                    })
+            });
+            !title
+        }
+    }
+}
+
 /// Parses one line (without its newline). `Ok(None)`: a line ignored on purpose (not
-/// `type:"model_io"`, or a `querySource` other than `main_turn`; an absent
-/// `querySource` counts as main).
+/// `type:"model_io"`, or not the main conversation: see [`is_main_conversation`]).
 pub fn parse_line(line: &[u8]) -> Result<Option<LineFacts>, LineError> {
     parse_line_with(line, true)
 }
@@ -145,24 +193,34 @@ pub(crate) fn parse_line_with(
     if wire.kind.as_deref() != Some("model_io") {
         return Ok(None);
     }
-    if wire
-        .query_source
-        .as_deref()
-        .is_some_and(|q| q != "main_turn")
-    {
+    if !is_main_conversation(&wire) {
         return Ok(None);
     }
-    let turn_id = match (wire.turn_id, wire.trace_id) {
+    let trace_id = wire.trace_id.filter(|t| !t.is_empty()).map(Cow::into_owned);
+    let turn_id = match (wire.turn_id, &trace_id) {
         (Some(t), _) if !t.is_empty() => t.into_owned(),
-        (_, Some(t)) if !t.is_empty() => t.into_owned(),
+        (_, Some(t)) => t.clone(),
         _ => return Err(LineError::NoTurnId),
     };
     let mut prompt = None;
+    let mut prompt_at = None;
     let mut tail = false;
     if let Some(req) = wire.request {
         tail = req.messages_kind.as_deref() == Some("tail");
+        // `full` windows start at 0; `tail` and `delta` windows at `messageOffset`.
+        let offset = match req.messages_kind.as_deref() {
+            Some("tail" | "delta") => req.message_offset.unwrap_or(0),
+            _ => 0,
+        };
         if want_prompt {
-            for m in req.messages.iter().flatten().rev() {
+            for (i, m) in req
+                .messages
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .rev()
+            {
                 if m.role.as_deref() != Some("user") {
                     continue;
                 }
@@ -170,6 +228,7 @@ pub(crate) fn parse_line_with(
                 match text::classify_user(&content_text(raw)?) {
                     UserText::Words(w) => {
                         prompt = Some(w);
+                        prompt_at = Some(offset.saturating_add(i as u64));
                         break;
                     }
                     // The turn began with a message the user did not write: it has no
@@ -189,11 +248,13 @@ pub(crate) fn parse_line_with(
     };
     Ok(Some(LineFacts {
         turn_id,
+        trace_id,
         request_id: wire.request_id.map(Cow::into_owned),
         attempt: wire.attempt.unwrap_or(1),
         prompt,
         finish_reason,
         text,
+        prompt_at,
         tail,
     }))
 }
@@ -235,6 +296,23 @@ mod tests {
             serde_json::json!({"type": "model_io", "turnId": "t", "querySource": "session_title"}),
         );
         assert!(matches!(parse_line(&title), Ok(None)));
+        for q in ["compact", "session_title", "subagent", "workflow_child"] {
+            let l = line(serde_json::json!({"type": "model_io", "turnId": "t", "querySource": q}));
+            assert!(matches!(parse_line(&l), Ok(None)), "{q}");
+        }
+        let absent = line(serde_json::json!({"type": "model_io", "turnId": "t"}));
+        assert!(matches!(parse_line(&absent), Ok(Some(_))), "absent = main");
+        for role in ["subagent", "compact"] {
+            let l = line(
+                serde_json::json!({"type": "model_io", "turnId": "t", "model": {"role": role}}),
+            );
+            assert!(matches!(parse_line(&l), Ok(None)), "{role}");
+        }
+        let titled = line(
+            serde_json::json!({"type": "model_io", "turnId": "t", "request": {"messages": [
+            {"role": "system", "content": "Generate a concise title for this coding session. Reply with…"}]}}),
+        );
+        assert!(matches!(parse_line(&titled), Ok(None)));
         let other = line(serde_json::json!({"type": "usage", "turnId": "t"}));
         assert!(matches!(parse_line(&other), Ok(None)));
         let trace = line(

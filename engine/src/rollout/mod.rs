@@ -21,9 +21,10 @@
 //!
 //! | rule | where |
 //! |---|---|
-//! | keep `type:"model_io"`, `querySource` `main_turn` or absent | [`parse_line`] |
+//! | keep `type:"model_io"` of the main conversation: `querySource` `main_turn`, or absent unless `model.role` is `subagent`/`compact` or the system prompt asks for a session title | [`parse_line`] |
 //! | turn = `turnId`, else `traceId` | [`parse_line`] |
-//! | prompt = last user message that is not only injected blocks; first line of the turn carrying it wins | [`parse_line`], [`read_chunk`] |
+//! | a line's user words = its last user message holding the user's words ([`crate::text::classify_user`]), placed in the conversation by `messageOffset` (`tail`, `delta`); a task notification stops the search | [`parse_line`] |
+//! | prompt = the first line of the turn carrying user words; a later line's user words further on in the conversation are steering | [`read_chunk`], [`crate::turn::TurnFragment::merge`] |
 //! | same `requestId` again replaces the earlier attempt | [`read_chunk`] |
 //! | final answer = text of the latest call with a terminal `finishReason` (present, not `tool-calls`) | [`read_chunk`] |
 //! | every turn but the last one of the chunk is `superseded` | [`read_chunk`] |

@@ -64,16 +64,21 @@ struct Call {
 
 /// A turn's lines within one chunk.
 struct Acc {
-    turn_id: String,
-    prompt: Option<String>,
+    /// The turn id, prompt and steering, as [`TurnFragment::merge`] keeps them.
+    words: TurnFragment,
     calls: Vec<Call>,
 }
 
 impl Acc {
     fn add(&mut self, facts: LineFacts) {
-        if self.prompt.is_none() {
-            self.prompt.clone_from(&facts.prompt);
-        }
+        // Each line is read as a fragment of its own: the first prompt wins, a later
+        // user message further on in the conversation is steering.
+        self.words.merge(&TurnFragment {
+            trace_id: facts.trace_id.clone(),
+            prompt: facts.prompt.clone(),
+            prompt_at: facts.prompt_at,
+            ..TurnFragment::default()
+        });
         let request_id = facts.request_id.clone();
         // A retry (same requestId) replaces the earlier attempt in place.
         if let Some(rid) = &request_id {
@@ -110,8 +115,11 @@ impl Acc {
             .find(nonempty)
             .and_then(|c| c.facts.text.clone());
         TurnFragment {
-            turn_id: self.turn_id,
-            prompt: self.prompt,
+            turn_id: self.words.turn_id,
+            trace_id: self.words.trace_id,
+            prompt: self.words.prompt,
+            prompt_at: self.words.prompt_at,
+            steering: self.words.steering,
             final_text,
             last_text,
             finished: self.calls.iter().any(|c| c.facts.is_terminal()),
@@ -188,17 +196,18 @@ pub fn read_chunk(
             chunk.skipped_lines += 1;
             continue;
         }
-        // The prompt is decoded only until the turn has one (the first line wins).
-        let want_prompt = peek_turn_needs_prompt(body, &index, &accs);
-        match parse_line_with(body, want_prompt) {
+        // Every line's last user message is decoded: after the prompt, it is steering.
+        match parse_line_with(body, true) {
             Ok(Some(facts)) => {
                 let idx = match index.get(&facts.turn_id) {
                     Some(&i) => i,
                     None => {
                         index.insert(facts.turn_id.clone(), accs.len());
                         accs.push(Acc {
-                            turn_id: facts.turn_id.clone(),
-                            prompt: None,
+                            words: TurnFragment {
+                                turn_id: facts.turn_id.clone(),
+                                ..TurnFragment::default()
+                            },
                             calls: Vec::new(),
                         });
                         accs.len() - 1
@@ -235,28 +244,4 @@ fn trim_line(line: &[u8]) -> &[u8] {
         }
     }
     b
-}
-
-/// Whether the line's turn still lacks a prompt in this chunk. Looks for `"turnId":"…"`
-/// in the first bytes; when in doubt, asks for the prompt (always correct, only slower).
-fn peek_turn_needs_prompt(line: &[u8], index: &HashMap<String, usize>, accs: &[Acc]) -> bool {
-    const KEY: &[u8] = b"\"turnId\":\"";
-    let head = line.get(..line.len().min(4096)).unwrap_or(line);
-    let Some(at) = memchr::memmem::find(head, KEY) else {
-        return true;
-    };
-    let rest = head.get(at + KEY.len()..).unwrap_or_default();
-    let Some(end) = memchr::memchr2(b'"', b'\\', rest) else {
-        return true;
-    };
-    if rest.get(end) != Some(&b'"') {
-        return true;
-    }
-    let Ok(id) = std::str::from_utf8(rest.get(..end).unwrap_or_default()) else {
-        return true;
-    };
-    match index.get(id).and_then(|&i| accs.get(i)) {
-        Some(acc) => acc.prompt.is_none(),
-        None => true,
-    }
 }

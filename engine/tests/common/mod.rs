@@ -91,11 +91,14 @@ pub fn config(url: &str) -> ClientConfig {
 }
 
 /// A dev-mode client isolated in its own account and user (dev mode honours the identity headers).
+/// Its requests may take long: these tests are about what the real server answers, and a
+/// loaded machine makes its session-scoped search take seconds.
 pub fn dev_client(server: &TestServer) -> (Client, String) {
     let user = unique("u");
     let cfg = ClientConfig {
         account: Some(unique("acct")),
         user: Some(user.clone()),
+        timeout: std::time::Duration::from_secs(30),
         ..config(&server.url)
     };
     (Client::new(cfg).expect("client"), user)

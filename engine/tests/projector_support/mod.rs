@@ -328,6 +328,7 @@ pub fn events(ops: &[(Op, u64)]) -> Vec<Envelope> {
                         interrupted: *interrupted && fin.is_none(),
                         calls: 1,
                         superseded: i + 1 < n,
+                        ..TurnFragment::default()
                     })
                     .collect();
                 let end = start + 100 * n as u64;

@@ -1,6 +1,7 @@
 //! Doctor checks of a Claude Code install: our hooks in `~/.claude/settings.json` (every
-//! event, the matcher, a binary that runs), `disableAllHooks`, and the MCP server in
-//! `~/.claude.json`.
+//! event, the matcher, a binary that runs), `disableAllHooks`, the MCP server in
+//! `~/.claude.json`, and the ovhook Claude Code plugin (its binary; never next to settings hooks,
+//! or every event would run twice).
 
 use std::path::Path;
 
@@ -10,26 +11,73 @@ use super::{Check, Level};
 use crate::harness::claude_code::install_target::{
     first_word, is_ours, user_file_path, user_settings_path, CLAUDE_SETTINGS, OUR_HOOKS,
 };
+use crate::harness::claude_code::plugin::{self, InstalledPlugin};
 use crate::harness::zcode::config_file::{mentions_integration, MCP_NAME};
 use crate::install::json_doc::parse_object;
 use crate::install::target::PlaceFormat;
 
 /// Whether Claude Code's user settings hold hooks of ours.
-pub fn installed(home: &Path) -> bool {
+fn settings_hooks(home: &Path) -> bool {
     std::fs::read(user_settings_path(home))
         .ok()
         .and_then(|b| parse_object(&b).ok())
         .is_some_and(|root| !CLAUDE_SETTINGS.binaries(&root).is_empty())
 }
 
+/// Whether Claude Code runs ovhook: hooks in its user settings, or the ovhook plugin.
+pub fn installed(home: &Path) -> bool {
+    settings_hooks(home) || !plugin::installed(home).is_empty()
+}
+
+/// The plugin checks: each install's binary, and the warning when settings hooks of ours are
+/// installed too.
+fn plugin_checks(plugins: &[InstalledPlugin], settings_hooks: bool) -> Vec<Check> {
+    let mut out: Vec<Check> = plugins
+        .iter()
+        .map(|p| {
+            let bin = p.binary();
+            if bin.is_file() {
+                Check::new(
+                    Level::Ok,
+                    "claude-code plugin",
+                    format!("{} installed at {}", p.id, p.root.display()),
+                )
+            } else {
+                Check::new(
+                    Level::Fail,
+                    "claude-code plugin",
+                    format!(
+                        "{} names {}, which does not exist: reinstall the plugin",
+                        p.id,
+                        bin.display()
+                    ),
+                )
+            }
+        })
+        .collect();
+    if !plugins.is_empty() && settings_hooks {
+        out.push(Check::new(
+            Level::Warn,
+            "claude-code plugin",
+            "the ovhook plugin and ovhook hooks in Claude Code settings are both installed: every \
+             event would run twice (keep one: ovhook uninstall --harness claude-code removes the \
+             settings hooks, or claude plugin disable the plugin)",
+        ));
+    }
+    out
+}
+
 /// The checks; none when Claude Code has no settings file and `required` is false.
 pub fn checks(home: &Path, required: bool) -> Vec<Check> {
     let what = "claude-code settings";
     let path = user_settings_path(home);
+    let plugins = plugin::installed(home);
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return if required {
+            return if !plugins.is_empty() {
+                plugin_checks(&plugins, false)
+            } else if required {
                 vec![Check::new(
                     Level::Fail,
                     what,
@@ -91,6 +139,9 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
             .collect();
         let label = format!("claude-code {event}");
         let Some((m, entry)) = entries.first() else {
+            if !plugins.is_empty() {
+                continue;
+            }
             out.push(Check::new(
                 if required { Level::Fail } else { Level::Warn },
                 label,
@@ -128,6 +179,10 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
             Check::new(Level::Ok, label, cmd.to_string())
         });
     }
+    out.extend(plugin_checks(
+        &plugins,
+        !CLAUDE_SETTINGS.binaries(&root).is_empty(),
+    ));
     let mcp_path = user_file_path(home);
     let mcp = std::fs::read(&mcp_path)
         .ok()
@@ -146,6 +201,11 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
                 "mcpServers.{MCP_NAME} in {} is not ovhook's",
                 mcp_path.display()
             ),
+        ),
+        None if !plugins.is_empty() => Check::new(
+            Level::Ok,
+            "claude-code mcp",
+            "from the ovhook plugin (its .mcp.json)",
         ),
         None => Check::new(
             Level::Ok,

@@ -22,6 +22,10 @@ pub struct HookInput {
     pub prompt: Option<String>,
     /// Stop's final answer.
     pub response_text: Option<String>,
+    /// Stop's truncated preview of the answer.
+    pub response_preview: Option<String>,
+    /// The event the payload says it is (ZCode: `hookEventName`).
+    pub event_name: Option<String>,
     /// SessionStart's `source`.
     pub source: Option<String>,
     /// PreToolUse's tool name.

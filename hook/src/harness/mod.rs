@@ -40,6 +40,11 @@ pub trait Harness: Sync {
         session_id: &str,
         cwd: Option<&str>,
     ) -> Option<Box<dyn TranscriptSource>>;
+    /// The session is a subagent's own (spawned by the agent, not opened by the user).
+    fn is_subagent_session(&self, native: &str) -> bool {
+        let _ = native;
+        false
+    }
     /// The harness's own cap on hook output, when it has one (output over it is
     /// dropped or replaced by the harness).
     fn output_cap(&self, home: &Path) -> Option<usize>;

@@ -168,6 +168,11 @@ impl Invocation {
             } else {
                 None
             },
+            response_preview: if with_content {
+                i.response_preview.clone()
+            } else {
+                None
+            },
             source: i.source.clone(),
             tool_name: i.tool_name.clone(),
             denied_uri: None,
@@ -177,7 +182,23 @@ impl Invocation {
         }
     }
 
-    /// [`Invocation::open_store`] waiting at most `lock_wait` for the journal's lock.
+    /// Memory is off for this session: bypassed by configuration, or a subagent's own
+    /// session while `capture.subagents` is off (its prompts are the agent's, not the
+    /// user's).
+    pub fn passes_through(&self, cfg: &ov_engine::config::Config) -> bool {
+        cfg.bypass.matches(&self.session_id, &self.cwd)
+            || (!cfg.capture.subagents && self.harness.is_subagent_session(&self.session_id))
+    }
+
+    /// The payload's event name when it names another event than `event`.
+    fn contradicted(&self, event: HookEvent) -> Option<&str> {
+        self.input
+            .event_name
+            .as_deref()
+            .filter(|n| *n != event.wire_name())
+    }
+
+    /// Opens the session's journal, waiting at most `lock_wait` for the journal's lock.
     pub fn open_store_waiting(&self, lock_wait: std::time::Duration) -> Option<SessionStore> {
         self.logged(SessionStore::open_with(&self.journal_dir(), lock_wait))
     }
@@ -301,6 +322,18 @@ pub fn unknown_harness(name: &str) {
 
 fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
     let inv = Invocation::read(harness, Budget::start(event));
+    if let Some(name) = inv.contradicted(event) {
+        // A misconfigured hook (another event's payload piped into this subcommand):
+        // journaled as malformed, not acted on.
+        let mut received = inv.received(HookKind::Stop, false);
+        received.kind = None;
+        received.malformed = Some(format!(
+            "payload says hookEventName {name:?}, but the hook is {:?}; not acted on",
+            event.wire_name()
+        ));
+        inv.open_journaling(Event::HookReceived(received));
+        return None;
+    }
     match event {
         HookEvent::PreToolUse => guard::handle(&inv),
         HookEvent::SessionStart => session_start::handle(&inv),

@@ -12,7 +12,7 @@ const CONTEXT_FACE_RETRY_MS: u64 = 6 * 3600 * 1000;
 /// Handles a UserPromptSubmit; returns the output line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
     let cfg = load_config(&inv.cwd);
-    let active = cfg.memory_enabled && !cfg.bypass.matches(&inv.session_id, &inv.cwd);
+    let active = cfg.memory_enabled && !inv.passes_through(&cfg);
     let Journaled::Store(store) = inv.open_journaling(Event::HookReceived(
         inv.received(HookKind::PromptSubmit, active),
     )) else {

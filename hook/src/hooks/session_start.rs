@@ -10,7 +10,7 @@ use crate::harness::HookEvent;
 /// Handles a SessionStart; returns the output line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
     let cfg = load_config(&inv.cwd);
-    let active = cfg.memory_enabled && !cfg.bypass.matches(&inv.session_id, &inv.cwd);
+    let active = cfg.memory_enabled && !inv.passes_through(&cfg);
     let Journaled::Store(store) = inv.open_journaling(Event::HookReceived(
         inv.received(HookKind::SessionStart, active),
     )) else {

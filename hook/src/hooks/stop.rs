@@ -8,8 +8,7 @@ use super::{load_config, Invocation, Journaled};
 /// Handles a Stop.
 pub fn handle(inv: &Invocation) {
     let cfg = load_config(&inv.cwd);
-    let capture =
-        cfg.memory_enabled && cfg.capture.enabled && !cfg.bypass.matches(&inv.session_id, &inv.cwd);
+    let capture = cfg.memory_enabled && cfg.capture.enabled && !inv.passes_through(&cfg);
     let received = inv.received(HookKind::Stop, capture);
     let store = match inv.open_journaling(Event::HookReceived(received)) {
         Journaled::Store(store) => Some(store),

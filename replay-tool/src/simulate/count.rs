@@ -20,8 +20,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::session::clean_injected;
-
 /// One message as the server holds it (live or archived).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerMessage {
@@ -62,11 +60,9 @@ pub struct Counts {
 }
 
 /// What a message should look like on the server: injected blocks and `<private>` spans
-/// removed (ovhook never sends either), trimmed.
+/// removed (ovhook never sends either), trimmed; the engine's own filters.
 pub fn normalize(s: &str) -> String {
-    ov_engine::text::strip_private(&clean_injected(s))
-        .trim()
-        .to_owned()
+    ov_engine::text::strip_private(&ov_engine::text::clean_injected(s))
 }
 
 /// Counts `messages` against `expected` (see the module doc).

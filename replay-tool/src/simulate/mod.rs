@@ -354,12 +354,9 @@ fn expected_turns(session: &Session) -> Vec<ExpectedTurn> {
             Some(e) => e.answer = answer,
             None => out.push(ExpectedTurn {
                 turn_id: t.turn_id.clone(),
-                // Only the user's words are captured (a task notification is none).
-                prompt: t
-                    .prompt
-                    .as_deref()
-                    .and_then(ov_engine::text::user_words)
-                    .unwrap_or_default(),
+                // Only the user's words are captured (a task notification is none), then
+                // what the user typed into the running turn.
+                prompt: t.user_message.clone().unwrap_or_default(),
                 answer,
             }),
         }

@@ -2,16 +2,16 @@
 //!
 //! # Design
 //!
-//! The rollout has one line per model call (`type:"model_io"`). A *turn* is a maximal run of
-//! lines whose `main_turn` lines share one `turnId` (else `traceId`); lines of other query
-//! sources (`session_title`, `subagent`) and non-`model_io` lines belong to the run they sit
-//! in and are replayed at their position. Lines before the first `main_turn` line form the
-//! prelude. This is an emulator of ZCode, not a hot path: every line is parsed with
-//! serde_json.
+//! The rollout has one line per model call (`type:"model_io"`). Which lines are the main
+//! conversation, their turn id, the prompt and whether a call ended its turn are the
+//! engine's own rules (`ov_engine::rollout::parse_line`): simulate never reads the format a
+//! second way. A *turn* is a maximal run of lines whose main lines share one turn id; other
+//! lines (titles, subagents, compaction, non-`model_io`) belong to the run they sit in and
+//! are replayed at their position. Lines before the first main line form the prelude.
 //!
-//! A turn is *complete* when its last complete `main_turn` line has a terminal
-//! `finishReason` (present and not `tool-calls`); only complete turns are expected on the
-//! server. A partial last line (no trailing newline) never completes a turn.
+//! A turn is *complete* when its last complete main line ended the turn
+//! ([`ov_engine::rollout::LineFacts::is_terminal`]); only complete turns are expected on
+//! the server. A partial last line (no trailing newline) never completes a turn.
 
 use std::path::Path;
 
@@ -52,12 +52,14 @@ pub struct Turn {
     pub turn_id: String,
     /// `traceId` of its first line that has one.
     pub trace_id: Option<String>,
-    /// The prompt given to UserPromptSubmit (injected blocks removed). `None` when no line of
-    /// the turn carries any user text (e.g. only a partial line was recorded).
+    /// The prompt given to UserPromptSubmit: the user's words of the first line that has
+    /// any (`ov_engine::rollout::parse_line`). `None` when no line carries any (a turn begun
+    /// by a task notification, a tail window without the prompt, only a partial line).
     pub prompt: Option<String>,
-    /// True when `prompt` is the real prompt (last non-injected user message) rather than the
-    /// fallback (first user text found).
-    pub prompt_is_real: bool,
+    /// The user message a capture must send: the prompt, then what the user typed into
+    /// the running turn (`ov_engine::turnbook::user_message` of the lines' words, merged
+    /// by `ov_engine::turn::TurnFragment::merge`).
+    pub user_message: Option<String>,
     /// `response.text` of the last complete main line with a terminal `finishReason`.
     pub final_text: Option<String>,
     /// See the module doc.
@@ -188,26 +190,34 @@ impl Session {
             prelude: Vec::new(),
             turns: Vec::new(),
         };
-        // Raw user texts per turn, to pick the prompt once the turn's lines are all known.
-        let mut real_prompts: Vec<Option<String>> = Vec::new();
-        let mut any_user: Vec<Option<String>> = Vec::new();
+        let mut words: Vec<ov_engine::turn::TurnFragment> = Vec::new();
         for ((body, complete), json) in pieces.iter().zip(parsed) {
-            let main = json.as_ref().is_some_and(is_main);
-            let line_turn = if main {
-                json.as_ref().and_then(turn_id_of)
-            } else if !complete {
-                // A partial line cannot be parsed; find its turn id textually.
-                sniff_string(body, "turnId").filter(|_| body.contains("\"main_turn\""))
+            // The engine's own reading of the line: which lines are the main conversation,
+            // the turn id, the prompt (the user's words), the terminal-call rule.
+            let facts = if *complete {
+                ov_engine::rollout::parse_line(body.as_bytes())
+                    .ok()
+                    .flatten()
             } else {
                 None
+            };
+            let line_turn = match &facts {
+                Some(f) => Some(f.turn_id.clone()),
+                // A partial line cannot be parsed; find its turn id textually.
+                None if !complete => {
+                    // Main unless it names another query source (absent counts as main).
+                    sniff_string(body, "turnId").filter(|_| {
+                        sniff_string(body, "querySource").is_none_or(|q| q == "main_turn")
+                    })
+                }
+                None => None,
             };
             let line = Line {
                 raw: rewrite.apply(body, json.as_ref()),
                 complete: *complete,
-                tool_calls: if main {
-                    json.as_ref().map(tool_calls).unwrap_or_default()
-                } else {
-                    Vec::new()
+                tool_calls: match (&facts, &json) {
+                    (Some(_), Some(v)) => tool_calls(v),
+                    _ => Vec::new(),
                 },
             };
             let starts_turn = match (&line_turn, session.turns.last()) {
@@ -222,53 +232,49 @@ impl Session {
                     turn_id,
                     trace_id: None,
                     prompt: None,
-                    prompt_is_real: false,
+                    user_message: None,
                     final_text: None,
                     complete: false,
                     stop_text: None,
                     lines: Vec::new(),
                 });
-                real_prompts.push(None);
-                any_user.push(None);
+                words.push(ov_engine::turn::TurnFragment::default());
             }
             let Some(turn) = session.turns.last_mut() else {
                 session.prelude.push(line);
                 continue;
             };
-            if let Some(v) = json.as_ref().filter(|_| main) {
+            if let Some(f) = &facts {
                 if turn.trace_id.is_none() {
-                    turn.trace_id = v.get("traceId").and_then(Value::as_str).map(str::to_owned);
+                    turn.trace_id = json
+                        .as_ref()
+                        .and_then(|v| v.get("traceId"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
                 }
-                let slot = turn.index;
-                if real_prompts[slot].is_none() {
-                    real_prompts[slot] = real_prompt(v);
-                }
-                if any_user[slot].is_none() {
-                    any_user[slot] = first_user_text(v);
+                // The engine's merge: the first line carrying words gives the prompt, a
+                // later line's words further on in the conversation are steering.
+                if let Some(w) = words.get_mut(turn.index) {
+                    w.merge(&ov_engine::turn::TurnFragment {
+                        prompt: f.prompt.clone(),
+                        prompt_at: f.prompt_at,
+                        ..ov_engine::turn::TurnFragment::default()
+                    });
+                    turn.prompt.clone_from(&w.prompt);
+                    turn.user_message = ov_engine::turnbook::user_message(
+                        w.prompt.as_deref(),
+                        w.steering.iter().map(|(_, s)| s.as_str()),
+                    );
                 }
                 // Invariant: `complete` and `final_text` describe the last complete main line.
-                match finish_reason(v) {
-                    Some(reason) if reason != "tool-calls" => {
-                        turn.complete = true;
-                        turn.final_text = Some(
-                            v.pointer("/response/text")
-                                .and_then(Value::as_str)
-                                .unwrap_or_default()
-                                .to_owned(),
-                        );
-                    }
-                    _ => turn.complete = false,
-                }
+                turn.complete = f.is_terminal();
+                turn.final_text = if f.is_terminal() {
+                    Some(f.text.clone().unwrap_or_default())
+                } else {
+                    None
+                };
             }
             turn.lines.push(line);
-        }
-        for (turn, (real, any)) in session
-            .turns
-            .iter_mut()
-            .zip(real_prompts.into_iter().zip(any_user))
-        {
-            turn.prompt_is_real = real.is_some();
-            turn.prompt = real.or(any);
         }
         session
     }
@@ -320,22 +326,6 @@ impl IdRewrite {
     }
 }
 
-fn is_main(v: &Value) -> bool {
-    v.get("type").and_then(Value::as_str) == Some("model_io")
-        && v.get("querySource").and_then(Value::as_str) == Some("main_turn")
-}
-
-fn turn_id_of(v: &Value) -> Option<String> {
-    ["turnId", "traceId"]
-        .iter()
-        .find_map(|k| v.get(*k).and_then(Value::as_str).filter(|s| !s.is_empty()))
-        .map(str::to_owned)
-}
-
-fn finish_reason(v: &Value) -> Option<&str> {
-    v.pointer("/response/finishReason").and_then(Value::as_str)
-}
-
 fn tool_calls(v: &Value) -> Vec<ToolCall> {
     let Some(calls) = v.pointer("/response/toolCalls").and_then(Value::as_array) else {
         return Vec::new();
@@ -359,95 +349,6 @@ fn tool_calls(v: &Value) -> Vec<ToolCall> {
                 .unwrap_or(Value::Object(Default::default())),
         })
         .collect()
-}
-
-/// The text of a message's `content`: a string, or the `text` parts of an array joined by
-/// newlines.
-pub fn content_text(content: &Value) -> Option<String> {
-    match content {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(parts) => {
-            let texts: Vec<&str> = parts
-                .iter()
-                .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .collect();
-            (!texts.is_empty()).then(|| texts.join("\n"))
-        }
-        _ => None,
-    }
-}
-
-fn user_texts(v: &Value) -> impl DoubleEndedIterator<Item = String> + '_ {
-    v.pointer("/request/messages")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
-        .filter_map(|m| m.get("content").and_then(content_text))
-}
-
-/// The last user message that is not made only of injected blocks, cleaned.
-fn real_prompt(v: &Value) -> Option<String> {
-    user_texts(v)
-        .rev()
-        .map(|t| clean_injected(&t))
-        .find(|t| !t.is_empty())
-}
-
-/// Fallback prompt: the first user text of the line (cleaned when that leaves something).
-fn first_user_text(v: &Value) -> Option<String> {
-    user_texts(v).next().map(|t| {
-        let cleaned = clean_injected(&t);
-        if cleaned.is_empty() {
-            t.trim().to_owned()
-        } else {
-            cleaned
-        }
-    })
-}
-
-/// The blocks ZCode and memory plugins inject into user messages.
-const INJECTED: [&str; 3] = ["system-reminder", "openviking-context", "relevant-memories"];
-
-/// Removes `<system-reminder>…</system-reminder>`, `<openviking-context …>…</openviking-context>`
-/// and `<relevant-memories>…</relevant-memories>` blocks, then trims. An unclosed block runs to
-/// the end of the text. Mirrors `ov_engine::text::clean_injected` (kept local so the harness
-/// judges ovhook by an independent reading of the format).
-pub fn clean_injected(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    'scan: while !rest.is_empty() {
-        let mut earliest: Option<(usize, &str)> = None;
-        for tag in INJECTED {
-            let open = format!("<{tag}");
-            let mut from = 0;
-            while let Some(i) = rest[from..].find(&open) {
-                let at = from + i;
-                // `<tag>` or `<tag attr…>`, not `<tagsuffix>`.
-                let next = rest[at + open.len()..].chars().next();
-                if matches!(next, Some('>' | ' ' | '\t' | '\n' | '\r' | '/')) {
-                    if earliest.is_none_or(|(e, _)| at < e) {
-                        earliest = Some((at, tag));
-                    }
-                    break;
-                }
-                from = at + open.len();
-            }
-        }
-        let Some((at, tag)) = earliest else {
-            out.push_str(rest);
-            break 'scan;
-        };
-        out.push_str(&rest[..at]);
-        let close = format!("</{tag}>");
-        match rest[at..].find(&close) {
-            Some(end) => rest = &rest[at + end + close.len()..],
-            None => rest = "",
-        }
-    }
-    out.trim().to_owned()
 }
 
 /// Finds `"key":"value"` (optional spaces) in raw text and returns the value.
@@ -487,20 +388,6 @@ mod tests {
     }
 
     #[test]
-    fn clean_injected_strips_blocks() {
-        assert_eq!(clean_injected("<system-reminder>x</system-reminder>\n"), "");
-        assert_eq!(
-            clean_injected("<openviking-context source=\"s\">a</openviking-context> hi <relevant-memories>m</relevant-memories>"),
-            "hi"
-        );
-        assert_eq!(
-            clean_injected("<system-reminders>keep</system-reminders>"),
-            "<system-reminders>keep</system-reminders>"
-        );
-        assert_eq!(clean_injected("ask <system-reminder>open"), "ask");
-    }
-
-    #[test]
     fn turns_prompts_and_completeness() {
         let sr = json!({"role": "user", "content": "<system-reminder>skills</system-reminder>"});
         let p1 = json!({"role": "user", "content": [{"type": "text", "text": "compute 2+2"}]});
@@ -525,7 +412,7 @@ mod tests {
         assert_eq!(ids, ["turn_a", "turn_b", "turn_c", "turn_d"]);
         let a = &s.turns[0];
         assert_eq!(a.lines.len(), 3);
-        assert!(a.complete && a.prompt_is_real);
+        assert!(a.complete);
         assert_eq!(a.prompt.as_deref(), Some("compute 2+2"));
         assert_eq!(a.final_text.as_deref(), Some("It is 4."));
         assert_eq!(a.tool_call_count(), 1);

@@ -25,3 +25,35 @@ fn golden_journals_match_their_generator() {
         );
     }
 }
+
+/// The journals version 1 of the event codec wrote (`testdata/journals/v1/`, kept forever)
+/// still decode, record by record, to the events their scenarios journal today.
+#[test]
+fn version_1_journals_decode_to_todays_events() {
+    for s in scenarios::scenarios() {
+        let dir = golden("v1").join(s.name);
+        let reader = ov_journal::Reader::open(&dir, std::time::Duration::from_secs(5))
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let frames: Vec<_> = reader
+            .frames_from(reader.start())
+            .map(|f| f.unwrap().payload.to_vec())
+            .collect();
+        assert_eq!(frames.len(), s.records.len(), "{}", s.name);
+        for (bytes, record) in frames.iter().zip(&s.records) {
+            match record {
+                scenarios::Record::Event(env) => {
+                    assert_eq!(
+                        bytes.first(),
+                        Some(&1),
+                        "{}: not a version-1 record",
+                        s.name
+                    );
+                    let decoded = ov_engine::codec::decode_event(bytes)
+                        .unwrap_or_else(|e| panic!("{}: {e}", s.name));
+                    assert_eq!(&decoded, env.as_ref(), "{}", s.name);
+                }
+                scenarios::Record::Raw(raw) => assert_eq!(bytes, raw, "{}", s.name),
+            }
+        }
+    }
+}

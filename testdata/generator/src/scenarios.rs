@@ -11,6 +11,8 @@ fn session(name: &str, seed: u64, turns: Vec<TurnSpec>) -> SessionSpec {
         tool_output_bytes: 200,
         partial_last_line: false,
         heavy: false,
+        query_source: Some("main_turn"),
+        subagent: false,
     }
 }
 
@@ -228,6 +230,127 @@ pub fn committed() -> Vec<SessionSpec> {
     }
     out.push(session("user_words", 9, words));
 
+    // Steering: the user types into running turns; the words follow the prompt.
+    let mut steer = vec![
+        TurnSpec::with_tools(
+            Text::plain("Refactor the parser into its own module."),
+            2,
+            true,
+            Text::plain("The parser now lives in src/parser.rs; the old API still works."),
+        ),
+        TurnSpec::with_tools(
+            Text::plain("Add tests for the parser."),
+            3,
+            false,
+            Text::plain("Added 12 tests; all pass."),
+        ),
+        TurnSpec::simple(Text::plain("Thanks."), answer(2)),
+    ];
+    if let Some(c) = steer.first_mut().and_then(|t| t.calls.get_mut(1)) {
+        c.steer_before = Some(Text::plain("also keep the old API working"));
+    }
+    if let Some(t) = steer.get_mut(1) {
+        if let Some(c) = t.calls.get_mut(1) {
+            c.steer_before = Some(Text::with_recall("cover the error paths too"));
+        }
+        if let Some(c) = t.calls.get_mut(3) {
+            c.steer_before = Some(Text::plain("and the empty input"));
+        }
+    }
+    out.push(session("steering", 10, steer));
+
+    // Delta windows: after the first line, each line carries only what is new since the
+    // previous one, placed by messageOffset; a turn's first line is a delta.
+    let mut delta: Vec<TurnSpec> = (0..4)
+        .map(|i| {
+            TurnSpec::with_tools(
+                Text::plain(&format!("Delta task {i}: update module {i}.")),
+                i % 3,
+                i % 2 == 0,
+                answer(i),
+            )
+        })
+        .collect();
+    for (i, t) in delta.iter_mut().enumerate() {
+        t.window = if i == 0 { Window::Full } else { Window::Delta };
+    }
+    if let Some(c) = delta.get_mut(2).and_then(|t| t.calls.get_mut(1)) {
+        c.steer_before = Some(Text::plain("use the new error type"));
+    }
+    out.push(session("delta", 11, delta));
+
+    // Query sources: main lines without querySource (absent = main), interleaved
+    // compact, subagent and workflow calls and a session title: none of them is the
+    // conversation.
+    let mut qs = vec![
+        TurnSpec::with_tools(Text::plain("Review the diff."), 2, true, answer(0)),
+        TurnSpec::simple(Text::plain("Summarise the review."), answer(1)),
+        TurnSpec::with_tools(Text::plain("Apply the fixes."), 1, false, answer(2)),
+    ];
+    if let Some(t) = qs.get_mut(0) {
+        if let Some(c) = t.calls.get_mut(0) {
+            c.side_after = Some("subagent");
+            c.title_after = true;
+        }
+        if let Some(c) = t.calls.get_mut(1) {
+            c.side_after = Some("workflow_child");
+        }
+    }
+    if let Some(c) = qs.get_mut(1).and_then(|t| t.calls.get_mut(0)) {
+        c.side_after = Some("compact");
+    }
+    let mut qs = session("query_sources", 12, qs);
+    qs.query_source = None;
+    out.push(qs);
+
+    // Turns stopped by the user (an error line, no finishReason): the prompt and the last
+    // narration marked [interrupted]; a call that failed before any text: the prompt alone.
+    let stopped_call = |text: &str| {
+        let mut c = CallSpec::interrupted(Text::plain(text));
+        c.error = Some("v4 session stopped".to_owned());
+        c
+    };
+    out.push(session(
+        "stopped",
+        13,
+        vec![
+            TurnSpec {
+                calls: vec![
+                    CallSpec::tool(
+                        Text::plain("Let me read the config loader."),
+                        ToolUse {
+                            name: "Read".into(),
+                            input: serde_json::json!({"path": "engine/src/config/mod.rs"}),
+                            output: "//! config".into(),
+                            is_error: false,
+                        },
+                    ),
+                    stopped_call("The loader reads five sources in"),
+                ],
+                ..TurnSpec::simple(Text::plain("How is the config loaded?"), answer(0))
+            },
+            TurnSpec {
+                calls: vec![stopped_call("")],
+                ..TurnSpec::simple(Text::plain("Never mind, list the crates."), answer(1))
+            },
+            TurnSpec::simple(Text::plain("List the crates, please."), answer(2)),
+        ],
+    ));
+
+    // A subagent's own session: every line is the subagent's; nothing is captured.
+    let mut sub = session(
+        "subagent",
+        14,
+        vec![TurnSpec::with_tools(
+            Text::plain("Search the repository for uses of the journal lock."),
+            2,
+            true,
+            Text::plain("Found 4 uses: store.rs, worker.rs, drain.rs, compact.rs."),
+        )],
+    );
+    sub.subagent = true;
+    out.push(sub);
+
     // A partial last line: ZCode is still writing the final answer of the last turn.
     let mut p = session(
         "partial_last_line",
@@ -320,5 +443,7 @@ pub fn big(tool_output_bytes: usize) -> SessionSpec {
         tool_output_bytes,
         partial_last_line: false,
         heavy: true,
+        query_source: Some("main_turn"),
+        subagent: false,
     }
 }

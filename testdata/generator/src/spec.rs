@@ -156,6 +156,15 @@ pub struct CallSpec {
     pub retry: bool,
     /// A `session_title` call follows this call (not conversation).
     pub title_after: bool,
+    /// The user typed this into the running turn before this call (steering): a further
+    /// user message in this call's request and every later one.
+    pub steer_before: Option<Text>,
+    /// A call of another `querySource` (`compact`, `subagent`, …) follows this call: the
+    /// agent talking to itself, not conversation.
+    pub side_after: Option<&'static str>,
+    /// With [`Finish::Interrupted`]: the line's top-level `error.message` (ZCode writes
+    /// `v4 session stopped` when the user stops the turn).
+    pub error: Option<String>,
 }
 
 /// Which part of the conversation each line of a turn carries.
@@ -167,6 +176,9 @@ pub enum Window {
     Tail(usize),
     /// A tail window that starts after the turn's prompt, on every line of the turn.
     TailWithoutPrompt,
+    /// `messagesKind: "delta"`: only the messages added since the previous main line,
+    /// `messageOffset` = how many that line sent.
+    Delta,
 }
 
 /// One turn.
@@ -205,6 +217,11 @@ pub struct SessionSpec {
     /// Realistic system prompt and tool schemas (about 40 KB per line) instead of
     /// small ones.
     pub heavy: bool,
+    /// `querySource` of the main lines; `None` writes none (older builds: absent = main).
+    pub query_source: Option<&'static str>,
+    /// A subagent's own session (`sess_subagent_agent_<uuid>`, every line
+    /// `querySource: "subagent"`): nothing of it is the user's conversation.
+    pub subagent: bool,
 }
 
 /// One message a correct first capture sends.
@@ -268,12 +285,27 @@ impl TurnSpec {
     /// The turn's user message as a correct capture sends it: the image placeholder and
     /// the prompt's clean text; `None` when the turn has no user words.
     pub fn user_words(&self) -> Option<String> {
-        let text = match &self.image {
+        self.user_words_of(&self.calls)
+    }
+
+    /// [`TurnSpec::user_words`] when only `calls` were written: the prompt, then what the
+    /// user typed into the turn before each of those calls, separated by blank lines.
+    pub fn user_words_of(&self, calls: &[CallSpec]) -> Option<String> {
+        let prompt = match &self.image {
             Some(_) if self.prompt.clean.is_empty() => "[image]".to_owned(),
             Some(_) => format!("[image]\n{}", self.prompt.clean),
             None => self.prompt.clean.clone(),
         };
-        (!text.is_empty()).then_some(text)
+        let parts: Vec<&str> = std::iter::once(prompt.as_str())
+            .chain(
+                calls
+                    .iter()
+                    .filter_map(|c| c.steer_before.as_ref())
+                    .map(|t| t.clean.as_str()),
+            )
+            .filter(|p| !p.is_empty())
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 }
 
@@ -286,6 +318,9 @@ impl CallSpec {
             tool: None,
             retry: false,
             title_after: false,
+            steer_before: None,
+            side_after: None,
+            error: None,
         }
     }
 
@@ -297,6 +332,9 @@ impl CallSpec {
             tool: Some(tool),
             retry: false,
             title_after: false,
+            steer_before: None,
+            side_after: None,
+            error: None,
         }
     }
 
@@ -308,6 +346,9 @@ impl CallSpec {
             tool: None,
             retry: false,
             title_after: false,
+            steer_before: None,
+            side_after: None,
+            error: None,
         }
     }
 }
@@ -348,6 +389,9 @@ impl SessionSpec {
     /// writer used.
     pub fn expected(&self, turn_ids: &[String]) -> Vec<ExpectedMessage> {
         let mut out = Vec::new();
+        if self.subagent {
+            return out;
+        }
         // The last turn with a consumed main line: the only one not superseded.
         let last = (0..self.turns.len())
             .rev()
@@ -365,7 +409,7 @@ impl SessionSpec {
             }
             let id = turn_ids.get(t).cloned();
             if turn.window != Window::TailWithoutPrompt {
-                if let Some(content) = turn.user_words() {
+                if let Some(content) = turn.user_words_of(calls) {
                     out.push(ExpectedMessage {
                         turn_id: id.clone(),
                         role: "user",
@@ -377,20 +421,21 @@ impl SessionSpec {
                 .iter()
                 .rev()
                 .find(|c| c.finish == Finish::Stop && !c.text.raw.trim().is_empty());
+            // A turn without a final answer sends its last text, marked as not an answer.
             let answer = match final_text {
-                Some(c) => Some(&c.text),
+                Some(c) => Some((&c.text, "")),
                 None if superseded => calls
                     .iter()
                     .rev()
                     .find(|c| !c.text.raw.trim().is_empty())
-                    .map(|c| &c.text),
+                    .map(|c| (&c.text, "[interrupted] ")),
                 None => None,
             };
-            if let Some(a) = answer.filter(|a| !a.clean.is_empty()) {
+            if let Some((a, mark)) = answer.filter(|(a, _)| !a.clean.is_empty()) {
                 out.push(ExpectedMessage {
                     turn_id: id,
                     role: "assistant",
-                    content: a.clean.clone(),
+                    content: format!("{mark}{}", a.clean),
                 });
             }
         }

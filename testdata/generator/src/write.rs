@@ -37,8 +37,8 @@ struct Line<'a> {
     #[serde(rename = "requestId")]
     request_id: &'a str,
     attempt: u32,
-    #[serde(rename = "querySource")]
-    query_source: &'static str,
+    #[serde(rename = "querySource", skip_serializing_if = "Option::is_none")]
+    query_source: Option<&'static str>,
     #[serde(rename = "startedAt")]
     started_at: String,
     #[serde(rename = "completedAt")]
@@ -48,6 +48,8 @@ struct Line<'a> {
     model: &'a Value,
     request: Request<'a>,
     response: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<Value>,
 }
 
 #[derive(Serialize)]
@@ -198,12 +200,13 @@ impl<O: Write> W<'_, O> {
         trace_id: &str,
         request_id: &str,
         attempt: u32,
-        query_source: &'static str,
+        query_source: Option<&'static str>,
         messages: &[Value],
         kind: &'static str,
         offset: usize,
         response: Value,
         partial: bool,
+        error: Option<Value>,
     ) -> io::Result<()> {
         let duration = 150 + self.rng.below(4000);
         let started = self.clock_ms;
@@ -240,6 +243,7 @@ impl<O: Write> W<'_, O> {
                 message_offset: offset,
             },
             response,
+            error,
         };
         let mut buf = serde_json::to_vec(&line).map_err(io::Error::other)?;
         if partial {
@@ -339,7 +343,16 @@ fn user_message(turn: &TurnSpec) -> Value {
 pub fn write_session(spec: &SessionSpec, out: &mut impl Write) -> io::Result<Written> {
     let mut rng = Rng::new(spec.seed);
     let fx = fixed(&mut rng, spec.heavy);
-    let session_id = format!("sess_{}", rng.uuid());
+    let session_id = if spec.subagent {
+        format!("sess_subagent_agent_{}", rng.uuid())
+    } else {
+        format!("sess_{}", rng.uuid())
+    };
+    let main_source = if spec.subagent {
+        Some("subagent")
+    } else {
+        spec.query_source
+    };
     let mut w = W {
         out,
         rng,
@@ -358,6 +371,8 @@ pub fn write_session(spec: &SessionSpec, out: &mut impl Write) -> io::Result<Wri
         reminder("currentDate: 2026-07-03"),
     ];
     let n_turns = spec.turns.len();
+    // Messages the previous main line sent (where a `delta` window starts).
+    let mut sent = 0usize;
     for (t, turn) in spec.turns.iter().enumerate() {
         let turn_id = format!("turn_{}", w.rng.uuid());
         let trace_id = w.rng.uuid();
@@ -370,13 +385,18 @@ pub fn write_session(spec: &SessionSpec, out: &mut impl Write) -> io::Result<Wri
         let n_calls = turn.calls.len();
         for (c, call) in turn.calls.iter().enumerate() {
             let partial = spec.partial_last_line && t + 1 == n_turns && c + 1 == n_calls;
+            if let Some(steer) = &call.steer_before {
+                history.push(json!({"role": "user", "content": steer.raw}));
+            }
             let request_id = w.rng.uuid();
             let (offset, kind) = match turn.window {
                 Window::Full => (0, "full"),
                 Window::Tail(n) => (history.len().saturating_sub(n), "tail"),
                 Window::TailWithoutPrompt => (prompt_at + 1, "tail"),
+                Window::Delta => (sent.min(history.len()), "delta"),
             };
             let window = history.get(offset..).unwrap_or_default().to_vec();
+            sent = history.len();
             if call.retry {
                 let mut failed = w.response(Finish::Interrupted, "", json!([]));
                 if let Some(o) = failed.as_object_mut() {
@@ -390,12 +410,13 @@ pub fn write_session(spec: &SessionSpec, out: &mut impl Write) -> io::Result<Wri
                     &trace_id,
                     &request_id,
                     1,
-                    "main_turn",
+                    main_source,
                     &window,
                     kind,
                     offset,
                     failed,
                     false,
+                    None,
                 )?;
             }
             let tool_calls = match &call.tool {
@@ -406,17 +427,23 @@ pub fn write_session(spec: &SessionSpec, out: &mut impl Write) -> io::Result<Wri
             };
             let response = w.response(call.finish, &call.text.raw, tool_calls.clone());
             let attempt = if call.retry { 2 } else { 1 };
+            let error = call
+                .error
+                .as_ref()
+                .filter(|_| call.finish == Finish::Interrupted)
+                .map(|m| json!({"name": "Error", "message": m}));
             w.line(
                 &turn_id,
                 &trace_id,
                 &request_id,
                 attempt,
-                "main_turn",
+                main_source,
                 &window,
                 kind,
                 offset,
                 response,
                 partial,
+                error,
             )?;
             // The conversation grows by this call's answer and tool result.
             match &call.tool {
@@ -463,12 +490,38 @@ pub fn write_session(spec: &SessionSpec, out: &mut impl Write) -> io::Result<Wri
                     &trace_id,
                     &rid,
                     1,
-                    "session_title",
+                    Some("session_title"),
                     &title_messages,
                     "full",
                     0,
                     resp,
                     false,
+                    None,
+                )?;
+            }
+            if let (Some(source), false) = (call.side_after, partial) {
+                let side_messages = vec![
+                    json!({"role": "system", "content": format!("You are ZCode's {source} helper. Work only on the task below.")}),
+                    json!({"role": "user", "content": format!("Internal {source} task for turn {t}: summarise the files read so far.")}),
+                ];
+                let rid = w.rng.uuid();
+                let resp = w.response(
+                    Finish::Stop,
+                    &format!("Internal {source} result: three files, no changes."),
+                    json!([]),
+                );
+                w.line(
+                    &turn_id,
+                    &trace_id,
+                    &rid,
+                    1,
+                    Some(source),
+                    &side_messages,
+                    "full",
+                    0,
+                    resp,
+                    false,
+                    None,
                 )?;
             }
         }

@@ -120,6 +120,7 @@ impl Acc {
             interrupted: self.last_failed,
             calls: self.calls,
             superseded,
+            ..TurnFragment::default()
         }
     }
 }

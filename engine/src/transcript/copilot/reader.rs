@@ -54,6 +54,7 @@ impl Acc {
             interrupted: self.failed,
             calls: self.calls,
             superseded,
+            ..TurnFragment::default()
         }
     }
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 pub use crate::install::hook_groups::first_word;
 use crate::install::hook_groups::{HookGroupsFile, HookSpec};
 use crate::install::mcp_servers::McpServersFile;
-use crate::install::target::{InstallTarget, Parts, Place, Scope};
+use crate::install::target::{InstallTarget, Parts, Place, PluginNote, Scope};
 
 /// The Claude Code target.
 pub static CLAUDE_CODE: ClaudeCodeTarget = ClaudeCodeTarget;
@@ -145,6 +145,32 @@ impl InstallTarget for ClaudeCodeTarget {
                 project_settings_path(root).display()
             )],
         }
+    }
+
+    /// The plugin ships its own copy of the binary (Claude Code copies plugins into its cache),
+    /// so nothing is relinked: updating the plugin upgrades it.
+    fn reconcile_plugins(
+        &self,
+        home: &Path,
+        _exe: &Path,
+        config_hooks: bool,
+    ) -> anyhow::Result<Vec<PluginNote>> {
+        if !config_hooks {
+            return Ok(Vec::new());
+        }
+        Ok(super::plugin::installed(home)
+            .into_iter()
+            .map(|p| {
+                PluginNote::Warning(format!(
+                    "the ovhook Claude Code plugin {} is installed too ({}): every event would \
+                     run twice. Keep one: claude plugin disable {}, or ovhook uninstall \
+                     --harness claude-code",
+                    p.id,
+                    p.root.display(),
+                    p.id
+                ))
+            })
+            .collect())
     }
 }
 

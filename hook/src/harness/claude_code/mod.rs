@@ -1,6 +1,7 @@
 //! Claude Code: hook payloads, hook output, the session transcript.
 pub mod install_target;
 pub mod output;
+pub mod plugin;
 pub mod transcript_source;
 pub mod wire;
 

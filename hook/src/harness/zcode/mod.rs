@@ -36,6 +36,13 @@ impl Harness for ZCode {
         output::deny(reason, max_bytes)
     }
 
+    /// `sess_subagent_<…>` (e.g. `sess_subagent_agent_<uuid>`) and a workflow actor's
+    /// `sess_dwf-<…>-actor_<…>`.
+    fn is_subagent_session(&self, native: &str) -> bool {
+        native.starts_with("sess_subagent_")
+            || (native.starts_with("sess_dwf-") && native.contains("-actor_"))
+    }
+
     fn output_cap(&self, home: &Path) -> Option<usize> {
         // `hooks.maxOutputBytes` in ~/.zcode/cli/config.json; a small regular
         // file (a FIFO or a huge file there is ignored, never waited on).
@@ -62,6 +69,20 @@ impl Harness for ZCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subagent_sessions() {
+        for id in [
+            "sess_subagent_agent_0b8e2c44-93c4-4a57-9d0e-6f1f0c2a7b11",
+            "sess_subagent_7f3a",
+            "sess_dwf-3f1c-actor_reviewer",
+        ] {
+            assert!(ZCode.is_subagent_session(id), "{id}");
+        }
+        for id in ["sess_0b8e2c44-93c4", "sess_dwf-3f1c", "subagent"] {
+            assert!(!ZCode.is_subagent_session(id), "{id}");
+        }
+    }
 
     #[test]
     fn output_cap_comes_from_zcode_config() {

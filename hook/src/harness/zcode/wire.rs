@@ -31,14 +31,14 @@ const PROMPT_KEYS: &[&str] = &[
 const RESPONSE_KEYS: &[&str] = &[
     "responseText",
     "response_text",
-    "responsePreview",
-    "response_preview",
     "last_assistant_message",
     "assistantMessage",
     "assistant_message",
     "text_content",
     "response",
 ];
+const PREVIEW_KEYS: &[&str] = &["responsePreview", "response_preview"];
+const EVENT_NAME_KEYS: &[&str] = &["hookEventName", "hook_event_name"];
 const TOOL_NAME_KEYS: &[&str] = &["tool_name", "toolName", "name", "tool"];
 const TOOL_INPUT_KEYS: &[&str] = &["tool_input", "toolInput", "input"];
 const TRANSCRIPT_KEYS: &[&str] = &["transcript_path", "transcriptPath"];
@@ -68,6 +68,8 @@ pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
     input.cwd = s(&["cwd"]);
     input.prompt = s(PROMPT_KEYS);
     input.response_text = s(RESPONSE_KEYS);
+    input.response_preview = s(PREVIEW_KEYS);
+    input.event_name = s(EVENT_NAME_KEYS);
     input.source = s(&["source"]);
     input.tool_name = s(TOOL_NAME_KEYS);
     input.transcript_path = s(TRANSCRIPT_KEYS);
@@ -116,9 +118,15 @@ mod tests {
             false,
         );
         assert_eq!(i.response_text.as_deref(), Some("full answer"));
+        assert_eq!(i.response_preview.as_deref(), Some("short"));
         assert_eq!(i.tool_call_count, Some(3));
-        let j = parse(br#"{"sessionId":"s","responsePreview":"short"}"#, false);
-        assert_eq!(j.response_text.as_deref(), Some("short"));
+        let j = parse(
+            br#"{"sessionId":"s","hookEventName":"Stop","responsePreview":"short"}"#,
+            false,
+        );
+        assert_eq!(j.response_text, None);
+        assert_eq!(j.response_preview.as_deref(), Some("short"));
+        assert_eq!(j.event_name.as_deref(), Some("Stop"));
     }
 
     #[test]
