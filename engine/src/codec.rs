@@ -356,6 +356,23 @@ mod tests {
         }
     }
 
+    /// `SpillIngested`, appended after `AllReconciled` (version 2 only).
+    #[test]
+    fn golden_bytes_of_the_spill_event() {
+        let env = Envelope {
+            at_ms: 1,
+            pid: 1,
+            event: Event::SpillIngested {
+                name: "x".into(),
+                events: 1,
+            },
+        };
+        let mut buf = Vec::new();
+        encode_event(&env, &mut buf).expect("encode");
+        assert_eq!(hex(&buf), "0201010116017801");
+        assert_eq!(decode_event(&buf).expect("decode"), env);
+    }
+
     /// Snapshots of older layouts are refused (the store folds the events instead);
     /// today's round-trip.
     #[test]

@@ -335,6 +335,14 @@ pub enum Event {
         /// Keys the server already holds (acknowledged now); the others stay to be sent.
         present: Vec<DedupKey>,
     },
+    /// The events of a spill file ([`crate::spill`]) were appended in the same batch as this
+    /// event; a file of this name found later is removed without appending again.
+    SpillIngested {
+        /// The spill file's name.
+        name: String,
+        /// How many events it held.
+        events: u32,
+    },
 }
 
 impl Event {
@@ -363,6 +371,7 @@ impl Event {
             Event::CommitTraced { .. } => "commit-traced",
             Event::JournalDamaged { .. } => "journal-damaged",
             Event::AllReconciled { .. } => "all-reconciled",
+            Event::SpillIngested { .. } => "spill-ingested",
         }
     }
 

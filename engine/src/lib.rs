@@ -30,6 +30,7 @@ pub mod plan;
 pub mod projector;
 pub mod regular_file;
 pub mod rollout;
+pub mod spill;
 pub mod store;
 pub mod text;
 pub mod transcript;

@@ -53,6 +53,15 @@ fn the_current_versions_have_a_released_golden_journal() {
         "no released golden journal {name}: add one (a copy of a generated journal) and keep \
          every older directory"
     );
+    // Snapshots have their own version; the first one had no golden journal of its own.
+    let snapshot = ov_engine::codec::SNAPSHOT_VERSION;
+    if snapshot > 1 {
+        let name = format!("{name}-snapshot-v{snapshot}");
+        assert!(
+            released_dir().join(&name).is_dir(),
+            "no released golden journal {name}: add a compacted journal written by this build"
+        );
+    }
 }
 
 #[test]

@@ -254,6 +254,7 @@ pub fn summary(event: &Event) -> String {
             reason,
         } => format!("{len} bytes at {segment}:{offset}: {}", quote(reason, 80)),
         Event::AllReconciled { present } => format!("present={}", present.len()),
+        Event::SpillIngested { name, events } => format!("{name} events={events}"),
     }
 }
 

@@ -194,7 +194,9 @@ impl State {
                     }
                 }
             }
-            Event::ProfileServed { .. } | Event::CommitTraced { .. } => {}
+            Event::ProfileServed { .. }
+            | Event::CommitTraced { .. }
+            | Event::SpillIngested { .. } => {}
             Event::ServerUnreachable {
                 error,
                 retry_after_ms,

@@ -19,6 +19,10 @@
 //! stdin gets at most a third of the budget (1 s to 1.5 s here): ZCode writes the payload at
 //! once, so a stdin still open and silent after that is a fault, not a slow writer. Requests
 //! get what is left, less [`Budget::RESERVE`] for journaling and printing.
+//!
+//! The journal's lock gets at most [`Budget::LOCK_WAIT`]: a hook that cannot have it by then
+//! writes its event to a spill file instead ([`ov_engine::spill`]), which the next writer
+//! ingests.
 
 use std::time::{Duration, Instant};
 
@@ -34,6 +38,9 @@ pub struct Budget {
 impl Budget {
     /// Kept back from network work for journaling the outcome and printing.
     pub const RESERVE: Duration = Duration::from_millis(300);
+
+    /// Most a hook waits for the journal's lock before it spills.
+    pub const LOCK_WAIT: Duration = Duration::from_millis(500);
 
     /// Most stdin may take.
     const STDIN_MAX: Duration = Duration::from_millis(1500);
@@ -65,6 +72,14 @@ impl Budget {
     /// When network work must be over.
     pub fn network_deadline(&self) -> Instant {
         self.start + self.total.saturating_sub(Budget::RESERVE)
+    }
+
+    /// How long to wait for the journal's lock now: [`Budget::LOCK_WAIT`], less when the
+    /// budget has less left before its reserve (never zero, so a free lock is always taken).
+    pub fn lock_wait(&self) -> Duration {
+        self.network_left()
+            .min(Budget::LOCK_WAIT)
+            .max(Duration::from_millis(1))
     }
 
     /// Time left for network work (zero when spent).

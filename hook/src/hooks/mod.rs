@@ -198,14 +198,52 @@ impl Invocation {
             .filter(|n| *n != event.wire_name())
     }
 
-    /// Opens the session's journal; None (logged) if it cannot be opened.
-    pub fn open_store(&self) -> Option<SessionStore> {
-        self.logged(SessionStore::open(&self.journal_dir()))
-    }
-
-    /// [`Invocation::open_store`] waiting at most `lock_wait` for the journal's lock.
+    /// Opens the session's journal, waiting at most `lock_wait` for the journal's lock.
     pub fn open_store_waiting(&self, lock_wait: std::time::Duration) -> Option<SessionStore> {
         self.logged(SessionStore::open_with(&self.journal_dir(), lock_wait))
+    }
+
+    /// Opens the session's journal within the budget's lock wait and journals `event` durably.
+    /// When the lock cannot be had in time, the event goes to a spill file that the next writer
+    /// ingests ([`ov_engine::spill`]); only a failure of both loses it (logged).
+    pub fn open_journaling(&self, event: Event) -> Journaled {
+        let dir = self.journal_dir();
+        let store = match SessionStore::open_with(&dir, self.budget.lock_wait()) {
+            Ok(store) => store,
+            Err(e) if SessionStore::is_lock_timeout(&e) => return self.spill(&dir, event, &e),
+            Err(e) => {
+                log::error!("session {}: {e}", self.session_id);
+                return Journaled::Lost;
+            }
+        };
+        match store.append(event.clone(), Durability::Sync) {
+            Ok(_) => Journaled::Store(store),
+            Err(e) if SessionStore::is_lock_timeout(&e) => self.spill(&dir, event, &e),
+            Err(e) => {
+                log::error!("could not journal: {e}");
+                Journaled::Lost
+            }
+        }
+    }
+
+    fn spill(&self, dir: &Path, event: Event, why: &ov_engine::store::StoreError) -> Journaled {
+        match SessionStore::spill(dir, vec![event]) {
+            Ok(path) => {
+                log::warn!(
+                    "session {}: {why}; spilled to {}",
+                    self.session_id,
+                    path.display()
+                );
+                Journaled::Spilled
+            }
+            Err(e) => {
+                log::error!(
+                    "session {}: {why}; and could not spill: {e}",
+                    self.session_id
+                );
+                Journaled::Lost
+            }
+        }
     }
 
     fn logged(
@@ -220,6 +258,16 @@ impl Invocation {
             }
         }
     }
+}
+
+/// Where [`Invocation::open_journaling`] put its event.
+pub enum Journaled {
+    /// In the journal, whose store is open.
+    Store(SessionStore),
+    /// In a spill file: the journal's lock was held too long.
+    Spilled,
+    /// Nowhere (logged).
+    Lost,
 }
 
 /// Appends one event, logging (not failing) on error.
@@ -277,15 +325,13 @@ fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
     if let Some(name) = inv.contradicted(event) {
         // A misconfigured hook (another event's payload piped into this subcommand):
         // journaled as malformed, not acted on.
-        if let Some(store) = inv.open_store() {
-            let mut received = inv.received(HookKind::Stop, false);
-            received.kind = None;
-            received.malformed = Some(format!(
-                "payload says hookEventName {name:?}, but the hook is {:?}; not acted on",
-                event.wire_name()
-            ));
-            journal(&store, Event::HookReceived(received), Durability::Sync);
-        }
+        let mut received = inv.received(HookKind::Stop, false);
+        received.kind = None;
+        received.malformed = Some(format!(
+            "payload says hookEventName {name:?}, but the hook is {:?}; not acted on",
+            event.wire_name()
+        ));
+        inv.open_journaling(Event::HookReceived(received));
         return None;
     }
     match event {

@@ -3,7 +3,7 @@
 use ov_engine::event::{Event, HookKind};
 use ov_journal::Durability;
 
-use super::{journal, load_config, Invocation};
+use super::{journal, load_config, Invocation, Journaled};
 use crate::harness::HookEvent;
 
 /// How long a server that rejected the context face (tier 1) is assumed not to have it.
@@ -12,13 +12,12 @@ const CONTEXT_FACE_RETRY_MS: u64 = 6 * 3600 * 1000;
 /// Handles a UserPromptSubmit; returns the output line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
     let cfg = load_config(&inv.cwd);
-    let store = inv.open_store()?;
     let active = cfg.memory_enabled && !inv.passes_through(&cfg);
-    journal(
-        &store,
-        Event::HookReceived(inv.received(HookKind::PromptSubmit, active)),
-        Durability::Sync,
-    );
+    let Journaled::Store(store) = inv.open_journaling(Event::HookReceived(
+        inv.received(HookKind::PromptSubmit, active),
+    )) else {
+        return None;
+    };
     if !active || !cfg.recall.enabled {
         return None;
     }

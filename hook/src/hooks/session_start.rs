@@ -4,19 +4,18 @@
 use ov_engine::event::{Event, HookKind};
 use ov_journal::Durability;
 
-use super::{journal, load_config, Invocation};
+use super::{journal, load_config, Invocation, Journaled};
 use crate::harness::HookEvent;
 
 /// Handles a SessionStart; returns the output line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
     let cfg = load_config(&inv.cwd);
-    let store = inv.open_store()?;
     let active = cfg.memory_enabled && !inv.passes_through(&cfg);
-    journal(
-        &store,
-        Event::HookReceived(inv.received(HookKind::SessionStart, active)),
-        Durability::Buffered,
-    );
+    let Journaled::Store(store) = inv.open_journaling(Event::HookReceived(
+        inv.received(HookKind::SessionStart, active),
+    )) else {
+        return None;
+    };
     if !active {
         return None;
     }
