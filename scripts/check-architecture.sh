@@ -8,8 +8,8 @@ doc=ARCHITECTURE.md
 missing=0
 miss() { echo "ARCHITECTURE.md names $1, which does not exist"; missing=1; }
 
-# Every fn / type name defined in the Rust sources (not in tests).
-defs=$(grep -rhoE '\b(fn|struct|enum|trait|type|mod) [A-Za-z_][A-Za-z0-9_]*' \
+# Every fn / type / const name defined in the Rust sources (not in tests).
+defs=$(grep -rhoE '\b(fn|struct|enum|trait|type|mod|const|static) [A-Za-z_][A-Za-z0-9_]*' \
     --include='*.rs' journal/src engine/src hook/src replay-tool/src testdata/generator/src \
     | awk '{print $2}' | sort -u)
 defined() { grep -qx "$1" <<<"$defs"; }

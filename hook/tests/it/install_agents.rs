@@ -3,7 +3,7 @@
 //! nothing, uninstall leaves the user's files as they were, a malformed file is refused
 //! untouched, and doctor reports the install.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! through the real binary against the real OpenViking server, invocation by
 //! invocation, the transcript growing as Claude Code wrote it.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::PathBuf;

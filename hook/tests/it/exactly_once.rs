@@ -3,7 +3,7 @@
 //! server unreachable for part of a session. What the server holds is read back with
 //! `Client::session_messages` (live and archived).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

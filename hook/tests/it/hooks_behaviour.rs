@@ -2,7 +2,7 @@
 //! debounce, recall through the real server and its cache, the off switches, file modes,
 //! secrets, and the back-off when the server is down.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

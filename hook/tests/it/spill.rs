@@ -1,7 +1,7 @@
 //! A hook that cannot get the journal's lock in time spills its event to a file, exits 0
 //! within its budget, and the next writer ingests the file exactly once.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! The "hanging" and "slow" servers are loopback listeners: faults the real server cannot
 //! produce on demand.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};

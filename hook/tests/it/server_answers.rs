@@ -3,7 +3,7 @@
 //! a key written into the server URL is used and never reaches the journal or the log;
 //! each commit's trace id is journaled.
 
-mod common;
+use crate::common;
 
 use common::{assert_exactly_once, Env, Session};
 

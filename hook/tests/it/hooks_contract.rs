@@ -3,7 +3,7 @@
 //! ZCode's canonical shape and fits the output cap; PreToolUse denies `viking://` for
 //! Read/Glob/Grep only; bad payloads are journaled with `malformed` set.
 
-mod common;
+use crate::common;
 
 use common::{context_of, deny_of, Env};
 use ov_engine::event::{Event, HookKind};

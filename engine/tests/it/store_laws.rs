@@ -4,7 +4,7 @@
 //!
 //! `OV_PROPTEST_CASES=N` raises the case counts.
 
-mod projector_support;
+use crate::projector_support;
 
 use ov_engine::codec;
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage};

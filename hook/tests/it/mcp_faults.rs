@@ -1,6 +1,6 @@
 //! `ovhook mcp` against a scripted HTTP server: the faults the real server cannot produce.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //!   `OVHOOK_SKIP_SERVER_TESTS=1`).
 //! * `OVHOOK_TEST_APIKEY_URL` + `OVHOOK_TEST_ROOT_KEY`: an api_key-mode server (optional).
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

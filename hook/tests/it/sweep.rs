@@ -1,7 +1,7 @@
 //! A Stop worker, after its own session, sends what other sessions left
 //! unsent — without waiting for a drain (a later session start).
 
-mod common;
+use crate::common;
 
 use common::{assert_exactly_once, assert_settled, Env, Session};
 

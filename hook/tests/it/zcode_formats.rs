@@ -2,7 +2,7 @@
 //! what is not the user's words, turns that end badly, payloads that contradict their hook,
 //! subagent sessions, and payloads without a turn id.
 
-mod common;
+use crate::common;
 
 use common::{base_payload, client, unique_session, unique_turn, Env};
 use ov_engine::event::Event;

@@ -1,7 +1,7 @@
 //! `engine::client` against the REAL OpenViking 0.5.2 servers (see `tests/common`).
 #![cfg(feature = "http")]
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::time::Duration;

@@ -13,7 +13,7 @@
 //! A CLI that is not installed (no npm when `scripts/agent-clis.sh` ran) skips its test
 //! with a message.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

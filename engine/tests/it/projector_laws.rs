@@ -5,7 +5,7 @@
 //!
 //! `OV_PROPTEST_CASES=N` raises the case counts.
 
-mod projector_support;
+use crate::projector_support;
 
 use std::collections::{BTreeSet, HashSet};
 

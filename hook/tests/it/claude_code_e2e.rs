@@ -4,9 +4,9 @@
 //! OpenViking server, with ovhook installed by `ovhook install --harness claude-code`
 //! into a temporary HOME. Skipped, with a message, only when npm is absent.
 
-mod common;
+use crate::common;
 
-mod claude_code_support;
+use crate::claude_code_support;
 
 use std::path::PathBuf;
 use std::process::Command;
