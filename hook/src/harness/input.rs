@@ -229,6 +229,70 @@ pub fn decode(raw: &[u8], truncated: bool) -> Decoded {
     Decoded { object, problems }
 }
 
+/// Where one agent's hook payload keeps each field [`HookInput`] reads (`None`: the agent
+/// never sends it). Agents with flat JSON payloads differ only in these names, so one
+/// parser ([`parse_fields`]) reads them all.
+pub struct PayloadFields {
+    /// Keys whose number value is used as text (ids).
+    pub id_keys: &'static [&'static str],
+    /// The session id.
+    pub session_id: &'static str,
+    /// The turn id.
+    pub turn_id: Option<&'static str>,
+    /// The working directory.
+    pub cwd: &'static str,
+    /// The transcript file.
+    pub transcript_path: &'static str,
+    /// The user's prompt.
+    pub prompt: &'static str,
+    /// The agent's final answer.
+    pub response_text: Option<&'static str>,
+    /// SessionStart's source.
+    pub source: &'static str,
+    /// The tool's name.
+    pub tool_name: &'static str,
+    /// The tool's arguments.
+    pub tool_input: &'static str,
+    /// Native tool names and the guard's names for them (`read_file` → `Read`).
+    pub tools: &'static [(&'static str, &'static str)],
+}
+
+/// Parses a flat JSON hook payload by `fields`. Never fails: problems go to `malformed`.
+pub fn parse_fields(raw: &[u8], truncated: bool, fields: &PayloadFields) -> HookInput {
+    let mut input = HookInput {
+        raw_len: raw.len() as u64,
+        ..HookInput::default()
+    };
+    let Decoded {
+        object,
+        mut problems,
+    } = decode(raw, truncated);
+    let Some(obj) = object else {
+        input.malformed = Some(problems.join("; "));
+        return input;
+    };
+    let mut s = |key: &str| string_field(&obj, &[key], fields.id_keys, &mut problems);
+    input.session_id = s(fields.session_id);
+    input.turn_id = fields.turn_id.and_then(&mut s);
+    input.cwd = s(fields.cwd);
+    input.transcript_path = s(fields.transcript_path);
+    input.prompt = s(fields.prompt);
+    input.response_text = fields.response_text.and_then(&mut s);
+    input.source = s(fields.source);
+    input.tool_name = s(fields.tool_name).map(|native| {
+        fields
+            .tools
+            .iter()
+            .find(|(name, _)| *name == native)
+            .map_or(native, |(_, ours)| (*ours).to_owned())
+    });
+    input.tool_input = obj.get(fields.tool_input).filter(|v| !v.is_null()).cloned();
+    if !problems.is_empty() {
+        input.malformed = Some(problems.join("; "));
+    }
+    input
+}
+
 /// The first non-empty string among `keys`; a key present with another type is
 /// noted in `problems` (a number under an id key is used as text).
 pub fn string_field(

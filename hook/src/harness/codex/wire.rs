@@ -14,40 +14,30 @@
 //! Nothing here fails: a bad payload gives a [`HookInput`] with `malformed` set and
 //! whatever fields could be read.
 
-use crate::harness::input::{decode, string_field, Decoded};
+use crate::harness::input::{parse_fields, PayloadFields};
 use crate::harness::HookInput;
 
 /// Keys whose number value is used as text.
 const ID_KEYS: &[&str] = &["session_id", "turn_id"];
 
+/// Where this agent's payload keeps each field.
+const FIELDS: PayloadFields = PayloadFields {
+    id_keys: ID_KEYS,
+    session_id: "session_id",
+    turn_id: Some("turn_id"),
+    cwd: "cwd",
+    transcript_path: "transcript_path",
+    prompt: "prompt",
+    response_text: Some("last_assistant_message"),
+    source: "source",
+    tool_name: "tool_name",
+    tool_input: "tool_input",
+    tools: &[],
+};
+
 /// Parses a raw payload. Never fails.
 pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
-    let mut input = HookInput {
-        raw_len: raw.len() as u64,
-        ..HookInput::default()
-    };
-    let Decoded {
-        object,
-        mut problems,
-    } = decode(raw, truncated);
-    let Some(obj) = object else {
-        input.malformed = Some(problems.join("; "));
-        return input;
-    };
-    let mut s = |key: &str| string_field(&obj, &[key], ID_KEYS, &mut problems);
-    input.session_id = s("session_id");
-    input.turn_id = s("turn_id");
-    input.cwd = s("cwd");
-    input.transcript_path = s("transcript_path");
-    input.prompt = s("prompt");
-    input.response_text = s("last_assistant_message");
-    input.source = s("source");
-    input.tool_name = s("tool_name");
-    input.tool_input = obj.get("tool_input").filter(|v| !v.is_null()).cloned();
-    if !problems.is_empty() {
-        input.malformed = Some(problems.join("; "));
-    }
-    input
+    parse_fields(raw, truncated, &FIELDS)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //! Nothing here fails: a bad payload gives a [`HookInput`] with `malformed` set and
 //! whatever fields could be read.
 
-use crate::harness::input::{decode, string_field, Decoded};
+use crate::harness::input::{parse_fields, PayloadFields};
 use crate::harness::HookInput;
 
 /// Keys whose number value is used as text.
@@ -29,39 +29,24 @@ const TOOLS: &[(&str, &str)] = &[
     ("bash", "Bash"),
 ];
 
+/// Where this agent's payload keeps each field.
+const FIELDS: PayloadFields = PayloadFields {
+    id_keys: ID_KEYS,
+    session_id: "sessionId",
+    turn_id: None,
+    cwd: "cwd",
+    transcript_path: "transcriptPath",
+    prompt: "prompt",
+    response_text: None,
+    source: "source",
+    tool_name: "toolName",
+    tool_input: "toolArgs",
+    tools: TOOLS,
+};
+
 /// Parses a raw payload. Never fails.
 pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
-    let mut input = HookInput {
-        raw_len: raw.len() as u64,
-        ..HookInput::default()
-    };
-    let Decoded {
-        object,
-        mut problems,
-    } = decode(raw, truncated);
-    let Some(obj) = object else {
-        input.malformed = Some(problems.join("; "));
-        return input;
-    };
-    let mut s = |key: &str| string_field(&obj, &[key], ID_KEYS, &mut problems);
-    input.session_id = s("sessionId");
-    input.cwd = s("cwd");
-    input.transcript_path = s("transcriptPath");
-    input.prompt = s("prompt");
-    input.source = s("source");
-    input.tool_name = s("toolName").map(|t| canonical_tool(&t));
-    input.tool_input = obj.get("toolArgs").filter(|v| !v.is_null()).cloned();
-    if !problems.is_empty() {
-        input.malformed = Some(problems.join("; "));
-    }
-    input
-}
-
-fn canonical_tool(name: &str) -> String {
-    TOOLS
-        .iter()
-        .find(|(native, _)| *native == name)
-        .map_or_else(|| name.to_owned(), |(_, ours)| (*ours).to_owned())
+    parse_fields(raw, truncated, &FIELDS)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! Nothing here fails: a bad payload gives a [`HookInput`] with `malformed` set and
 //! whatever fields could be read.
 
-use crate::harness::input::{decode, string_field, Decoded};
+use crate::harness::input::{parse_fields, PayloadFields};
 use crate::harness::HookInput;
 
 /// Keys whose number value is used as text.
@@ -28,42 +28,27 @@ const TOOLS: &[(&str, &str)] = &[
     ("run_shell_command", "Bash"),
 ];
 
+/// Where this agent's payload keeps each field.
+const FIELDS: PayloadFields = PayloadFields {
+    id_keys: ID_KEYS,
+    session_id: "session_id",
+    turn_id: Some("prompt_id"),
+    cwd: "cwd",
+    transcript_path: "transcript_path",
+    prompt: "prompt",
+    response_text: Some("last_assistant_message"),
+    source: "source",
+    tool_name: "tool_name",
+    tool_input: "tool_input",
+    tools: TOOLS,
+};
+
 /// Parses a raw payload. Never fails.
 pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
-    let mut input = HookInput {
-        raw_len: raw.len() as u64,
-        ..HookInput::default()
-    };
-    let Decoded {
-        object,
-        mut problems,
-    } = decode(raw, truncated);
-    let Some(obj) = object else {
-        input.malformed = Some(problems.join("; "));
-        return input;
-    };
-    let mut s = |key: &str| string_field(&obj, &[key], ID_KEYS, &mut problems);
-    input.session_id = s("session_id");
-    input.turn_id = s("prompt_id");
-    input.cwd = s("cwd");
-    input.transcript_path = s("transcript_path");
+    let mut input = parse_fields(raw, truncated, &FIELDS);
     // An empty prompt (after tool calls) reads as none: no recall, nothing captured.
-    input.prompt = s("prompt").filter(|p| !p.trim().is_empty());
-    input.response_text = s("last_assistant_message");
-    input.source = s("source");
-    input.tool_name = s("tool_name").map(|t| canonical_tool(&t));
-    input.tool_input = obj.get("tool_input").filter(|v| !v.is_null()).cloned();
-    if !problems.is_empty() {
-        input.malformed = Some(problems.join("; "));
-    }
+    input.prompt = input.prompt.filter(|p| !p.trim().is_empty());
     input
-}
-
-fn canonical_tool(name: &str) -> String {
-    TOOLS
-        .iter()
-        .find(|(native, _)| *native == name)
-        .map_or_else(|| name.to_owned(), |(_, ours)| (*ours).to_owned())
 }
 
 #[cfg(test)]
