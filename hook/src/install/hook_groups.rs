@@ -49,6 +49,52 @@ pub struct HookSpec {
     pub status: &'static str,
 }
 
+/// The five hooks ovhook installs into an agent with Claude Code's hook events, with the
+/// same timeouts and status lines everywhere; only PreToolUse's matcher (the agent's own
+/// tool names) and SessionEnd's timeout differ between agents.
+pub const fn claude_shape_hooks(
+    pre_tool_matcher: &'static str,
+    session_end_timeout_s: u64,
+) -> [HookSpec; 5] {
+    [
+        HookSpec {
+            event: "SessionStart",
+            sub: "session-start",
+            matcher: None,
+            timeout_s: 15,
+            status: "openviking-memory: loading your profile",
+        },
+        HookSpec {
+            event: "UserPromptSubmit",
+            sub: "user-prompt-submit",
+            matcher: None,
+            timeout_s: 10,
+            status: "openviking-memory: recalling memories",
+        },
+        HookSpec {
+            event: "PreToolUse",
+            sub: "pre-tool-use",
+            matcher: Some(pre_tool_matcher),
+            timeout_s: 5,
+            status: "openviking-memory: checking viking:// paths",
+        },
+        HookSpec {
+            event: "Stop",
+            sub: "stop",
+            matcher: None,
+            timeout_s: 10,
+            status: "openviking-memory: saving the turn",
+        },
+        HookSpec {
+            event: "SessionEnd",
+            sub: "session-end",
+            matcher: None,
+            timeout_s: session_end_timeout_s,
+            status: "openviking-memory: saving the session",
+        },
+    ]
+}
+
 /// A settings file holding hooks in Claude Code's shape (and, optionally, MCP servers).
 #[derive(Debug)]
 pub struct HookGroupsFile {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use crate::install::hook_groups::first_word;
-use crate::install::hook_groups::{HookGroupsFile, HookSpec};
+use crate::install::hook_groups::{claude_shape_hooks, HookGroupsFile, HookSpec};
 use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, PluginNote, Scope};
 
@@ -40,43 +40,7 @@ pub static CLAUDE_JSON: McpServersFile = McpServersFile {
 };
 
 /// The hooks ovhook installs.
-pub static OUR_HOOKS: [HookSpec; 5] = [
-    HookSpec {
-        event: "SessionStart",
-        sub: "session-start",
-        matcher: None,
-        timeout_s: 15,
-        status: "openviking-memory: loading your profile",
-    },
-    HookSpec {
-        event: "UserPromptSubmit",
-        sub: "user-prompt-submit",
-        matcher: None,
-        timeout_s: 10,
-        status: "openviking-memory: recalling memories",
-    },
-    HookSpec {
-        event: "PreToolUse",
-        sub: "pre-tool-use",
-        matcher: Some("Read|Glob|Grep"),
-        timeout_s: 5,
-        status: "openviking-memory: checking viking:// paths",
-    },
-    HookSpec {
-        event: "Stop",
-        sub: "stop",
-        matcher: None,
-        timeout_s: 10,
-        status: "openviking-memory: saving the turn",
-    },
-    HookSpec {
-        event: "SessionEnd",
-        sub: "session-end",
-        matcher: None,
-        timeout_s: 5,
-        status: "openviking-memory: saving the session",
-    },
-];
+pub static OUR_HOOKS: [HookSpec; 5] = claude_shape_hooks("Read|Glob|Grep", 5);
 
 /// `<home>/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json` when set).
 pub fn user_settings_path(home: &Path) -> PathBuf {

@@ -11,48 +11,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::hook_groups::{shell_quote, HookGroupsFile, HookSpec};
+use crate::install::hook_groups::{claude_shape_hooks, shell_quote, HookGroupsFile, HookSpec};
 use crate::install::target::{InstallTarget, Parts, Place, Scope};
 
 /// The hooks ovhook installs into Codex. PreToolUse sees shell commands (`Bash`) and MCP
 /// tools; the guard acts on shell commands only.
-pub static HOOKS: [HookSpec; 5] = [
-    HookSpec {
-        event: "SessionStart",
-        sub: "session-start",
-        matcher: None,
-        timeout_s: 15,
-        status: "openviking-memory: loading your profile",
-    },
-    HookSpec {
-        event: "UserPromptSubmit",
-        sub: "user-prompt-submit",
-        matcher: None,
-        timeout_s: 10,
-        status: "openviking-memory: recalling memories",
-    },
-    HookSpec {
-        event: "PreToolUse",
-        sub: "pre-tool-use",
-        matcher: Some("Bash"),
-        timeout_s: 5,
-        status: "openviking-memory: checking viking:// paths",
-    },
-    HookSpec {
-        event: "Stop",
-        sub: "stop",
-        matcher: None,
-        timeout_s: 10,
-        status: "openviking-memory: saving the turn",
-    },
-    HookSpec {
-        event: "SessionEnd",
-        sub: "session-end",
-        matcher: None,
-        timeout_s: 10,
-        status: "openviking-memory: saving the session",
-    },
-];
+pub static HOOKS: [HookSpec; 5] = claude_shape_hooks("Bash", 10);
 
 /// `hooks.json`.
 pub static CODEX_HOOKS: HookGroupsFile = HookGroupsFile {

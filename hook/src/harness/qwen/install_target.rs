@@ -10,48 +10,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::hook_groups::{HookGroupsFile, HookSpec};
+use crate::install::hook_groups::{claude_shape_hooks, HookGroupsFile, HookSpec};
 use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, Scope};
 
 /// The hooks ovhook installs into Qwen Code.
-pub static HOOKS: [HookSpec; 5] = [
-    HookSpec {
-        event: "SessionStart",
-        sub: "session-start",
-        matcher: None,
-        timeout_s: 15,
-        status: "openviking-memory: loading your profile",
-    },
-    HookSpec {
-        event: "UserPromptSubmit",
-        sub: "user-prompt-submit",
-        matcher: None,
-        timeout_s: 10,
-        status: "openviking-memory: recalling memories",
-    },
-    HookSpec {
-        event: "PreToolUse",
-        sub: "pre-tool-use",
-        matcher: Some("read_file|glob|grep_search|run_shell_command"),
-        timeout_s: 5,
-        status: "openviking-memory: checking viking:// paths",
-    },
-    HookSpec {
-        event: "Stop",
-        sub: "stop",
-        matcher: None,
-        timeout_s: 10,
-        status: "openviking-memory: saving the turn",
-    },
-    HookSpec {
-        event: "SessionEnd",
-        sub: "session-end",
-        matcher: None,
-        timeout_s: 10,
-        status: "openviking-memory: saving the session",
-    },
-];
+pub static HOOKS: [HookSpec; 5] =
+    claude_shape_hooks("read_file|glob|grep_search|run_shell_command", 10);
 
 /// `mcpServers` entries in Qwen's settings.
 pub static QWEN_MCP: McpServersFile = McpServersFile {
