@@ -178,7 +178,7 @@ fn is_main_conversation(wire: &WireLine<'_>) -> bool {
 }
 
 /// Parses one line (without its newline). `Ok(None)`: a line ignored on purpose (not
-/// `type:"model_io"`, or not the main conversation: see [`is_main_conversation`]).
+/// `type:"model_io"`, or not the main conversation: see `is_main_conversation`).
 pub fn parse_line(line: &[u8]) -> Result<Option<LineFacts>, LineError> {
     parse_line_with(line, true)
 }
