@@ -5,15 +5,18 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use ov_engine::codec::{decode_event, decode_snapshot, encode_event, encode_snapshot};
+use ov_engine::codec::{
+    decode_event, decode_snapshot, encode_event, encode_snapshot, CODEC_VERSION,
+};
 use ov_engine::projector::State;
 use ov_engine::rollout::{identity_of, parse_line, read_chunk};
 
 /// `codec_event`: `decode_event` on arbitrary bytes.
 ///
 /// * never panics;
-/// * an accepted event re-encodes (`encode_event`) to bytes that decode to the same event, no
-///   longer than the input, and that encoding is a fixed point;
+/// * an accepted event re-encodes (`encode_event`) to bytes that decode to the same event and
+///   that encoding is a fixed point; for an input of today's codec version, no longer than the
+///   input (an older version re-encodes as today's, which may be longer);
 /// * with `OV_FUZZ_CANONICAL=1`, the re-encoding must equal the input byte for byte. That fails
 ///   today: bincode 2.0.1 accepts non-minimal varints (`fb 02 00` for `02`), see
 ///   `regressions/codec_event/noncanonical-varint-variant-index` and `BENCHMARKS.md` (fuzzing);
@@ -23,15 +26,18 @@ pub fn codec_event(data: &[u8]) {
     let Ok(env) = decode_event(data) else { return };
     let mut re = Vec::new();
     encode_event(&env, &mut re).expect("an accepted event encodes");
+    // An event of an older codec version decodes through its frozen types and re-encodes as
+    // today's version, which may be longer; byte-level claims hold for today's version only.
+    let current = data.first() == Some(&CODEC_VERSION);
     if re != data {
         assert!(
-            !strict_canonical(),
+            !(current && strict_canonical()),
             "accepted event does not re-encode to its bytes:\n in  {}\n out {}\n {env:?}",
             hex(data),
             hex(&re)
         );
         assert!(
-            re.len() <= data.len(),
+            !current || re.len() <= data.len(),
             "re-encoding is longer than the input"
         );
         let back = decode_event(&re).expect("a re-encoded event decodes");
