@@ -17,36 +17,11 @@ mod store_laws;
 mod transcript_copilot;
 mod turnbook;
 
-/// Every `.rs` file and support directory in `tests/it` is declared above, and no test
-/// file is left outside it (a file there would build as a separate binary).
+/// Every file in `tests/it` is a declared module, and nothing is left in `tests/` itself.
 #[test]
 fn no_forgotten_test_files() {
-    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let it = tests.join("it");
-    let main = std::fs::read_to_string(it.join("main.rs")).expect("main.rs");
-    for e in std::fs::read_dir(&it).expect("tests/it") {
-        let e = e.expect("entry");
-        let name = e.file_name().into_string().expect("UTF-8 name");
-        let module = match name.strip_suffix(".rs") {
-            Some("main") => continue,
-            Some(m) => m.to_owned(),
-            None if it.join(&name).join("mod.rs").exists() => name.clone(),
-            None => continue,
-        };
-        assert!(
-            main.contains(&format!("mod {module};")),
-            "tests/it/{name} is not declared in tests/it/main.rs"
-        );
-    }
-    for e in std::fs::read_dir(&tests).expect("tests") {
-        let name = e
-            .expect("entry")
-            .file_name()
-            .into_string()
-            .expect("UTF-8 name");
-        assert!(
-            !name.ends_with(".rs"),
-            "tests/{name} builds as its own test binary: move it into tests/it/"
-        );
-    }
+    let problems = ov_testdata::test_layout::forgotten_test_files(std::path::Path::new(env!(
+        "CARGO_MANIFEST_DIR"
+    )));
+    assert!(problems.is_empty(), "{problems:#?}");
 }

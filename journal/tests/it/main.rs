@@ -26,20 +26,11 @@ fn child_entry() {
     }
 }
 
-/// Every `.rs` file in `tests/it` is declared as a module above.
+/// Every file in `tests/it` is a declared module, and nothing is left in `tests/` itself.
 #[test]
 fn no_forgotten_test_files() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
-    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let name = e.unwrap().file_name().into_string().unwrap();
-        if let Some(m) = name.strip_suffix(".rs") {
-            if m != "main" {
-                assert!(
-                    main.contains(&format!("mod {m};")),
-                    "tests/it/{name} is not declared in main.rs"
-                );
-            }
-        }
-    }
+    let problems = ov_testdata::test_layout::forgotten_test_files(std::path::Path::new(env!(
+        "CARGO_MANIFEST_DIR"
+    )));
+    assert!(problems.is_empty(), "{problems:#?}");
 }

@@ -144,21 +144,10 @@ pub fn simulate(args: &[&str]) -> (i32, serde_json::Value, String) {
     (out.status.code().unwrap_or(-1), report, stderr)
 }
 
-/// Every `*.rs` in `tests/it/` is declared as a module here (uv, jj).
+/// Every file in `tests/it` is a declared module, and nothing is left in `tests/` itself.
 #[test]
 fn no_forgotten_test_files() {
-    let main = include_str!("main.rs");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
-    for entry in std::fs::read_dir(&dir).expect("tests/it is readable") {
-        let path = entry.expect("entry").path();
-        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
-            continue;
-        };
-        if path.extension().is_some_and(|e| e == "rs") && stem != "main" {
-            assert!(
-                main.contains(&format!("mod {stem};")),
-                "tests/it/{stem}.rs is not declared in main.rs"
-            );
-        }
-    }
+    let problems =
+        ov_testdata::test_layout::forgotten_test_files(Path::new(env!("CARGO_MANIFEST_DIR")));
+    assert!(problems.is_empty(), "{problems:#?}");
 }

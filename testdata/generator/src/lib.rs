@@ -13,6 +13,7 @@
 
 mod scenarios;
 mod spec;
+pub mod test_layout;
 mod write;
 
 pub use scenarios::{big, committed, random};
