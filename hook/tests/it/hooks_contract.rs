@@ -105,6 +105,16 @@ fn bad_payloads_exit_0_and_are_journaled_as_malformed() {
                 "{name}: no {kind:?} journaled with malformed ~ {what:?}: {got:?}"
             );
         }
+        // Whichever way a payload was cut, the hook never kept more than the cap.
+        let kept = common::all_events(&env)
+            .into_iter()
+            .filter_map(|e| match e.event {
+                Event::HookReceived(h) => Some(h.raw_len),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        assert!(kept <= 16 << 20, "{name}: a hook kept {kept} bytes");
     }
 }
 
