@@ -10,6 +10,7 @@ pub mod codex;
 pub mod context_fit;
 pub mod copilot;
 pub mod input;
+pub mod payload_only;
 pub mod qwen;
 pub mod zcode;
 
@@ -67,8 +68,8 @@ pub const DEFAULT: &dyn Harness = &zcode::ZCode;
 pub const ALL: [&dyn Harness; 5] = [
     &zcode::ZCode,
     &claude_code::ClaudeCode,
-    &qwen::Qwen,
-    &codex::Codex,
+    &qwen::QWEN,
+    &codex::CODEX,
     &copilot::Copilot,
 ];
 
