@@ -326,6 +326,21 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// The payloads of `event` in a hook log written by `scripts/record-agent.sh` (one
+/// `{"event":…,"payload":…}` per line), parsed by `parse`: the recorded agents' tests.
+#[cfg(test)]
+pub fn recorded_payloads(
+    log: &str,
+    event: &str,
+    parse: fn(&[u8], bool) -> HookInput,
+) -> Vec<HookInput> {
+    log.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["event"] == event)
+        .map(|v| parse(v["payload"].to_string().as_bytes(), false))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,12 +59,7 @@ mod tests {
     const RECORDED: &str = include_str!("../../../../testdata/agents/qwen/hooks.jsonl");
 
     fn recorded(event: &str) -> Vec<HookInput> {
-        RECORDED
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|v| v["event"] == event)
-            .map(|v| parse(v["payload"].to_string().as_bytes(), false))
-            .collect()
+        crate::harness::input::recorded_payloads(RECORDED, event, parse)
     }
 
     #[test]
