@@ -252,12 +252,28 @@ fn a_flipped_byte_costs_no_turn_and_duplicates_nothing() {
         1
     );
     assert!(common::count(&evs, |e| matches!(e, Event::AllReconciled { .. })) >= 1);
-    // The middle of the active segment, then two more turns.
+    // The middle of the active segment, then a turn, then the record of that turn's Stop
+    // itself, then one more turn.
     flip_journal_byte(&env, &s.sid, true, |len| len / 2);
-    for i in 0..2 {
-        s.turn(&format!("after{i}"), &[]);
-        s.wait_worker();
-    }
+    s.turn("after0", &[]);
+    s.wait_worker();
+    let records = env.records(&s.sid);
+    let (stop_of_after0, _) = records
+        .iter()
+        .find(|(_, e)| {
+            matches!(&e.event, Event::HookReceived(h)
+                if h.kind == Some(ov_engine::event::HookKind::Stop)
+                    && h.turn_id.as_deref() == Some(s.turns[3].id.as_str()))
+        })
+        .expect("the Stop of after0 is journaled");
+    let last_segment = records.last().expect("events").0.segment;
+    assert_eq!(
+        stop_of_after0.segment, last_segment,
+        "the Stop is in the active segment"
+    );
+    flip_journal_byte(&env, &s.sid, true, |_| stop_of_after0.offset as usize + 20);
+    s.turn("after1", &[]);
+    s.wait_worker();
     env.drain();
     assert_exactly_once(&url, &s.remote(), &s.turns);
     assert_settled(&env, &s.sid);

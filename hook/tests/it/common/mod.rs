@@ -203,6 +203,11 @@ impl Env {
 
     /// Every decodable event of a session's journal (empty when there is none).
     pub fn events(&self, sid: &str) -> Vec<Envelope> {
+        self.records(sid).into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Every decodable event of a session's journal with where its frame starts.
+    pub fn records(&self, sid: &str) -> Vec<(ov_journal::Position, Envelope)> {
         let dir = self.journal_dir(sid);
         if !dir.exists() {
             return Vec::new();
@@ -212,7 +217,10 @@ impl Env {
             .events()
             .expect("events")
             .into_iter()
-            .map(|(pos, r)| r.unwrap_or_else(|e| panic!("undecodable record at {pos:?}: {e}")))
+            .map(|(pos, r)| {
+                let e = r.unwrap_or_else(|e| panic!("undecodable record at {pos:?}: {e}"));
+                (pos, e)
+            })
             .collect()
     }
 
@@ -249,22 +257,31 @@ impl Env {
         )
     }
 
-    /// Waits until a worker has started after the `n`-th Stop and the lock is free again
-    /// (the detached worker of that Stop, or a worker it deferred to, is finished).
-    pub fn wait_worker_after_stops(&self, sid: &str, stops: usize) {
-        self.wait_for(sid, &format!("a worker after stop #{stops}"), |evs| {
-            let mut seen = 0;
-            for e in evs {
-                match &e.event {
-                    Event::HookReceived(h) if h.kind == Some(ov_engine::event::HookKind::Stop) => {
-                        seen += 1
+    /// Waits until a worker has started after the Stop of turn `turn_id` and the lock is
+    /// free again (the detached worker of that Stop, or a worker it deferred to, is
+    /// finished). The Stop is found by its turn id, not by counting Stops: a test that
+    /// damages the journal may have made an earlier Stop's record undecodable.
+    pub fn wait_worker_after_stop_of(&self, sid: &str, turn_id: &str) {
+        self.wait_for(
+            sid,
+            &format!("a worker after the Stop of {turn_id}"),
+            |evs| {
+                let mut seen = false;
+                for e in evs {
+                    match &e.event {
+                        Event::HookReceived(h)
+                            if h.kind == Some(ov_engine::event::HookKind::Stop)
+                                && h.turn_id.as_deref() == Some(turn_id) =>
+                        {
+                            seen = true
+                        }
+                        Event::WorkerStarted { .. } if seen => return true,
+                        _ => {}
                     }
-                    Event::WorkerStarted { .. } if seen >= stops => return true,
-                    _ => {}
                 }
-            }
-            false
-        });
+                false
+            },
+        );
     }
 
     /// Where ZCode writes this session's rollout.
@@ -371,7 +388,6 @@ pub struct Session<'a> {
     pub sid: String,
     pub history: Vec<Value>,
     pub turns: Vec<Turn>,
-    pub stops: usize,
 }
 
 impl<'a> Session<'a> {
@@ -381,7 +397,6 @@ impl<'a> Session<'a> {
             sid: unique_session(),
             history: Vec::new(),
             turns: Vec::new(),
-            stops: 0,
         }
     }
 
@@ -404,14 +419,14 @@ impl<'a> Session<'a> {
             .env
             .hook_with("stop", &stop_payload(&self.sid, &turn, &cwd), over);
         assert_eq!(out, "", "Stop must print nothing");
-        self.stops += 1;
         self.turns.push(turn);
         self.turns.last().expect("turn")
     }
 
     /// Waits for the worker started by the latest Stop to be done.
     pub fn wait_worker(&self) {
-        self.env.wait_worker_after_stops(&self.sid, self.stops);
+        let turn = self.turns.last().expect("a turn was played");
+        self.env.wait_worker_after_stop_of(&self.sid, &turn.id);
     }
 
     /// The OpenViking session id.
