@@ -67,7 +67,6 @@ ROWS=(
 # Rows whose fix is not on main yet (see the header).
 EXPECTED_TO_FAIL=(
   answer-over-32mib
-  payload-without-turn-id
 )
 
 for bin in "$OVREPLAY" "$OVHOOK"; do

@@ -39,8 +39,10 @@
 //! [`DedupKey::for_content`] of the cleaned text. One identity per turn, whichever source
 //! names it first: a hook without a `turnId` names its turn by its `traceId` or by nothing,
 //! and the rollout's lines of that turn (same `traceId`, or the same prompt for an id-less
-//! turn) join it instead of making a second turn. An id-less Stop ends the latest turn that
-//! has not stopped.
+//! turn) join it instead of making a second turn; when they join a turn named by its
+//! `traceId` before any of its messages was planned, the rollout's `turnId` becomes its
+//! identity ([`TurnBook::observe_planned`] keeps whatever identity was planned). An id-less Stop ends
+//! the latest turn that has not stopped.
 //!
 //! Bounded memory: the caller keeps the set of planned keys forever and calls
 //! [`TurnBook::retain_unplanned`]; settled turns whose messages are all planned are
@@ -240,6 +242,15 @@ impl TurnRecord {
         out
     }
 
+    /// A message of this turn was planned under its turn keys.
+    fn any_planned(&self, is_planned: &impl Fn(&DedupKey) -> bool) -> bool {
+        self.turn_id.as_deref().is_some_and(|id| {
+            [Role::User, Role::Assistant]
+                .into_iter()
+                .any(|role| is_planned(&DedupKey::for_turn(id, role)))
+        })
+    }
+
     /// Nothing more can come for this turn that would change its messages: it has an
     /// assistant message, or a later turn began, or it was forced. A turn that was only
     /// stopped without any answer text stays until then (the rollout may lag).
@@ -404,10 +415,24 @@ impl TurnBook {
         }
     }
 
+    /// A rollout read, with nothing planned yet: [`TurnBook::observe_chunk_given`].
+    pub fn observe_chunk(&mut self, chunk: &RolloutChunk) {
+        self.observe_chunk_given(chunk, |_| false);
+    }
+
     /// A rollout read. Fragments merge into their turns ([`TurnFragment::merge`]). When
     /// the chunk continues the previous one (read from a saved offset, not rescanned) and
     /// starts with another turn than the last open rollout turn, that turn is over.
-    pub fn observe_chunk(&mut self, chunk: &RolloutChunk) {
+    ///
+    /// A turn a hook named by its `traceId` or by nothing takes the rollout's `turnId` as
+    /// its identity when none of its messages was planned yet (`is_planned` of their
+    /// keys): the server then holds the turn under ZCode's own id. Once a message is
+    /// planned the identity stays, so a turn never gets a second set of keys.
+    pub fn observe_chunk_given(
+        &mut self,
+        chunk: &RolloutChunk,
+        is_planned: impl Fn(&DedupKey) -> bool,
+    ) {
         let continues = !chunk.rescanned && chunk.start > 0;
         if continues {
             if let (Some(last), Some(first)) = (&self.last_rollout_turn, chunk.fragments.first()) {
@@ -435,7 +460,13 @@ impl TurnBook {
             };
             if let Some(t) = self.turns.get_mut(i) {
                 if t.turn_id.as_deref() != Some(frag.turn_id.as_str()) {
-                    t.rollout_id = Some(frag.turn_id.clone());
+                    let named_by_trace = t.turn_id.is_some() && t.turn_id == frag.trace_id;
+                    if named_by_trace && t.rollout.is_none() && !t.any_planned(&is_planned) {
+                        t.turn_id = Some(frag.turn_id.clone());
+                        t.rollout_id = None;
+                    } else {
+                        t.rollout_id = Some(frag.turn_id.clone());
+                    }
                 }
                 match &mut t.rollout {
                     Some(r) => r.merge(frag),
@@ -453,6 +484,26 @@ impl TurnBook {
             .or(chunk.fragments.last())
         {
             self.last_rollout_turn = Some(last.turn_id.clone());
+        }
+    }
+
+    /// Messages of turn `turn_id` were planned: that is the turn's identity from now on.
+    /// A turn that took its rollout `turnId` while the messages were planned under the
+    /// hook's `traceId` (journaled by a build that kept the first name) goes back to the
+    /// `traceId`, so a replay never gives it a second set of keys.
+    pub fn observe_planned(&mut self, turn_id: &str) {
+        let Some(t) = self.turns.iter_mut().rev().find(|t| {
+            t.turn_id.as_deref() != Some(turn_id)
+                && t.rollout
+                    .as_ref()
+                    .and_then(|r| r.trace_id.as_deref())
+                    .is_some_and(|tr| tr == turn_id)
+        }) else {
+            return;
+        };
+        if t.rollout_id.is_none() {
+            t.rollout_id = t.turn_id.take();
+            t.turn_id = Some(turn_id.to_owned());
         }
     }
 

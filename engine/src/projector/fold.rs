@@ -44,7 +44,9 @@ impl State {
                         self.touch_turn(&f.turn_id, at).in_rollout = true;
                     }
                 }
-                self.book.observe_chunk(chunk);
+                let messages = &self.messages;
+                self.book
+                    .observe_chunk_given(chunk, |k| messages.contains_key(k));
                 self.prune_book();
                 self.rollout = Some(RolloutPosition {
                     path: path.clone(),
@@ -56,6 +58,9 @@ impl State {
             Event::RolloutMissing { .. } => {}
             Event::MessagesPlanned { messages } => {
                 for m in messages {
+                    if let Some(id) = &m.turn_id {
+                        self.book.observe_planned(id);
+                    }
                     self.plan(m, at);
                 }
                 self.prune_book();

@@ -498,3 +498,81 @@ fn a_message_with_nothing_to_send_is_dropped_by_planner_and_projector() {
         "the turn left the book"
     );
 }
+
+/// A turn the hooks name by its `traceId` (no `turnId`) and the rollout names by its
+/// `turnId` in the same worker pass: planned under the rollout's turn id. A journal in
+/// which that turn was planned and acknowledged under the `traceId` (an older build) folds
+/// to nothing left to plan: a replay never gives a turn a second set of keys.
+#[test]
+fn a_turn_keeps_the_identity_it_was_planned_under() {
+    let settings = DeliverySettings::new("zc-law".into());
+    let named_by_trace = |kind, text: &str| {
+        let Event::HookReceived(mut h) = hook(kind, "trace-9", text) else {
+            unreachable!("hook() makes a HookReceived")
+        };
+        h.trace_id = h.turn_id.take();
+        Event::HookReceived(h)
+    };
+    let mut frag = TurnFragment {
+        turn_id: "turn_9".into(),
+        trace_id: Some("trace-9".into()),
+        prompt: Some("the prompt".into()),
+        final_text: Some("the answer".into()),
+        last_text: Some("the answer".into()),
+        finished: true,
+        calls: 1,
+        ..TurnFragment::default()
+    };
+    frag.interrupted = false;
+    let read = Event::RolloutRead {
+        path: "/r.jsonl".into(),
+        chunk: RolloutChunk {
+            start: 0,
+            end: 10,
+            file_len: 10,
+            fragments: vec![frag],
+            ..RolloutChunk::default()
+        },
+    };
+    let before_plan = [
+        env(1, named_by_trace(HookKind::PromptSubmit, "the prompt")),
+        env(2, named_by_trace(HookKind::Stop, "the answer")),
+        env(3, read),
+    ];
+    let s = State::fold(&before_plan);
+    let keys: Vec<String> = ov_engine::plan::plan(&s, &settings)
+        .into_iter()
+        .map(|m| m.key.0)
+        .collect();
+    assert_eq!(keys, ["turn:turn_9:user", "turn:turn_9:assistant"]);
+
+    let old = [
+        planned("trace-9", Role::User, "the prompt"),
+        planned("trace-9", Role::Assistant, "the answer"),
+    ];
+    let mut log = before_plan.to_vec();
+    log.extend([
+        env(
+            4,
+            Event::MessagesPlanned {
+                messages: old.to_vec(),
+            },
+        ),
+        env(
+            5,
+            Event::SendStarted {
+                send_id: 0,
+                keys: old.iter().map(|m| m.key.clone()).collect(),
+                single: false,
+            },
+        ),
+        env(6, Event::SendAcked { send_id: 0 }),
+    ]);
+    for s in [
+        State::fold(&log),
+        fold_via_snapshot(&log, 3).expect("snapshot"),
+    ] {
+        assert!(ov_engine::plan::plan(&s, &settings).is_empty());
+        assert_eq!(s.messages.len(), 2);
+    }
+}

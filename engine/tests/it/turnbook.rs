@@ -500,16 +500,49 @@ fn a_task_notification_turn_has_only_its_answer() {
 
 #[test]
 fn a_turn_named_by_a_hook_first_keeps_that_identity_when_the_rollout_arrives() {
-    // Hooks without a turnId but with a traceId: the rollout's lines (same traceId) join.
+    // Hooks without a turnId but with a traceId, messages planned: the rollout's lines
+    // (same traceId) join the turn and its identity stays.
     let mut b = TurnBook::new();
     b.observe_prompt(Some("trace-1"), "the prompt");
     b.observe_stop(Some("trace-1"), Some("the answer"));
     let first = summary(&b.candidates());
+    let planned: Vec<String> = first.iter().map(|(k, ..)| k.clone()).collect();
     let mut f = frag("turn_r", Some("the prompt"), Some("the answer"), None);
     f.trace_id = Some("trace-1".into());
-    b.observe_chunk(&chunk(0, 10, vec![f]));
+    b.observe_chunk_given(&chunk(0, 10, vec![f.clone()]), |k| {
+        planned.contains(&k.to_string())
+    });
     assert_eq!(summary(&b.candidates()), first, "no second identity");
     assert_eq!(b.turns().len(), 1);
+    // Nothing planned yet: the rollout's turnId becomes the identity, and the hooks'
+    // traceId still finds the turn.
+    let mut b = TurnBook::new();
+    b.observe_prompt(Some("trace-1"), "the prompt");
+    b.observe_stop(Some("trace-1"), Some("the answer"));
+    b.observe_chunk(&chunk(0, 10, vec![f.clone()]));
+    assert_eq!(
+        summary(&b.candidates()),
+        [
+            s("turn:turn_r:user", "user", "the prompt", false),
+            s("turn:turn_r:assistant", "assistant", "the answer", false)
+        ]
+    );
+    b.observe_stop(Some("trace-1"), Some("the answer, again"));
+    assert_eq!(b.turns().len(), 1);
+    // Planned under the traceId after all (a journal of a build that kept the first
+    // name): the planned identity wins, so a replay has no second set of keys.
+    b.observe_planned("trace-1");
+    assert_eq!(
+        summary(&b.candidates())
+            .iter()
+            .map(|(k, ..)| k.as_str())
+            .collect::<Vec<_>>(),
+        ["turn:trace-1:user", "turn:trace-1:assistant"]
+    );
+    b.observe_planned("trace-1");
+    b.observe_chunk(&chunk(10, 20, vec![f]));
+    assert_eq!(b.turns().len(), 1);
+    assert_eq!(b.turns()[0].turn_id.as_deref(), Some("trace-1"));
     // Hooks with no id at all: the rollout's turn with the same prompt joins.
     let mut b = TurnBook::new();
     b.observe_prompt(None, "bare prompt");

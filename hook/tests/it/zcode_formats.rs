@@ -293,6 +293,54 @@ fn payloads_without_a_turn_id_reach_the_server_once() {
     }
 }
 
+/// Hooks without a `turnId` but with a `traceId`, and the rollout already holding the
+/// turn (same `traceId`) when the Stop's worker reads it: the server holds the turn under
+/// ZCode's own turn id, once.
+#[test]
+fn a_turn_the_rollout_names_before_it_is_sent_goes_under_the_rollouts_turn_id() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let env = env_with(&url);
+    let sid = unique_session();
+    let cwd = env.home().to_path_buf();
+    let turn = unique_turn();
+    let trace = format!("tr-{}", unique_turn());
+    let prompt = format!("named by the rollout {turn}");
+    let without_turn_id = |mut v: Value| {
+        let o = v.as_object_mut().expect("object");
+        o.remove("turnId");
+        o.insert("traceId".into(), json!(trace));
+        v
+    };
+    let mut ups = without_turn_id(base_payload("UserPromptSubmit", &sid, None, &cwd));
+    ups["prompt"] = json!(prompt);
+    env.hook("user-prompt-submit", &ups);
+    let msgs = [json!({"role": "user", "content": prompt})];
+    append(
+        &env,
+        &sid,
+        &line(&sid, Some(&turn), &trace, &msgs, Some("stop"), "the answer"),
+    );
+    let mut stop = without_turn_id(base_payload("Stop", &sid, None, &cwd));
+    stop["responseText"] = json!("the answer");
+    env.hook("stop", &stop);
+    env.drain();
+    let mut got = held(&url, &sid);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (
+                "assistant".to_owned(),
+                Some(turn.clone()),
+                "the answer".to_owned()
+            ),
+            ("user".to_owned(), Some(turn.clone()), prompt.clone()),
+        ]
+    );
+}
+
 #[test]
 fn a_payload_naming_another_event_is_journaled_as_malformed_and_not_acted_on() {
     let env = Env::new();
