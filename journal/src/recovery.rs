@@ -65,7 +65,44 @@ impl std::fmt::Display for TornReason {
 }
 
 /// Scans `data` (a whole segment file) from `from` (a unit boundary) to its end.
+///
+/// A fixed point: cutting a torn tail at `valid_end` and scanning again finds no torn tail
+/// and the same damage. A cut can change what a second look sees (damage followed only by
+/// a partial frame has nothing valid after it; a frame inside a damaged range that reached
+/// past the cut now runs past the end, like an interrupted append), so the scan is repeated
+/// on the bytes before each cut until nothing more is torn. Every round ends strictly
+/// earlier, and a clean segment takes one round.
 pub(crate) fn scan(data: &[u8], from: usize) -> Scan {
+    let mut s = scan_units(data, from);
+    let Some(first_reason) = s.torn else {
+        return s;
+    };
+    while s.torn.is_some() && s.valid_end > from {
+        let Some(before_cut) = data.get(..s.valid_end) else {
+            break;
+        };
+        let again = scan_units(before_cut, from);
+        let more = again.torn.is_some();
+        s = again;
+        if !more {
+            break;
+        }
+    }
+    s.torn = Some(first_reason);
+    s
+}
+
+/// Damage starting at `start` cannot come from an interrupted append: a frame whose header
+/// verifies as a snapshot, or non-zero bytes at the segment's first frame.
+fn never_torn(data: &[u8], start: usize) -> bool {
+    let snapshot_header = decode_header(data, start).is_ok_and(|h| h.kind == FrameKind::Snapshot);
+    let at_first_frame = start as u64 == SEGMENT_HEADER_LEN
+        && data.get(start..).is_some_and(|b| b.iter().any(|&x| x != 0));
+    snapshot_header || at_first_frame
+}
+
+/// [`scan`] before damage that ends in a torn tail is joined to it.
+fn scan_units(data: &[u8], from: usize) -> Scan {
     let mut s = Scan {
         valid_end: from,
         torn: None,
@@ -136,9 +173,7 @@ pub(crate) fn scan(data: &[u8], from: usize) -> Scan {
                 off = p;
             }
             None => {
-                let at_first_frame = start as u64 == SEGMENT_HEADER_LEN
-                    && data.get(start..).is_some_and(|b| b.iter().any(|&x| x != 0));
-                if snapshot_header || at_first_frame {
+                if snapshot_header || never_torn(data, start) {
                     s.damage.push(DamagedRange {
                         start,
                         end: data.len(),
@@ -236,6 +271,50 @@ mod tests {
             }],
             "the damaged batch is one range; the unit after it is recovered"
         );
+    }
+
+    /// Cutting a torn tail where the scan says and scanning again finds nothing to cut and
+    /// the same damage, whatever byte was flipped and wherever the data was cut.
+    #[test]
+    fn a_cut_at_the_valid_end_is_a_fixed_point() {
+        let (mut b, _) = units();
+        encode_frame(
+            &mut b,
+            FrameKind::Record,
+            FLAG_BEGIN | FLAG_END,
+            b"last payload",
+        );
+        for flip in H..b.len() {
+            for cut in H..=b.len() {
+                let mut d = b.clone();
+                d[flip] ^= 0x40;
+                d.truncate(cut);
+                let s = scan(&d, H);
+                if s.torn.is_none() {
+                    continue;
+                }
+                let again = scan(&d[..s.valid_end], H);
+                assert_eq!(again.torn, None, "flip {flip} cut {cut}: {s:?}");
+                assert_eq!(again.damage, s.damage, "flip {flip} cut {cut}");
+                assert_eq!(again.valid_end, s.valid_end, "flip {flip} cut {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn damage_followed_only_by_a_partial_frame_is_part_of_the_torn_tail() {
+        let (mut b, ends) = units();
+        encode_frame(
+            &mut b,
+            FrameKind::Record,
+            FLAG_BEGIN | FLAG_END,
+            b"last payload",
+        );
+        b[ends[2] + 1] ^= 1;
+        let s = scan(&b[..b.len() - 2], H);
+        assert_eq!(s.valid_end, ends[2]);
+        assert!(s.damage.is_empty());
+        assert!(s.torn.is_some(), "{s:?}");
     }
 
     #[test]
