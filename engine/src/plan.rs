@@ -18,14 +18,30 @@ use crate::delivery::DeliverySettings;
 use crate::event::PlannedMessage;
 use crate::projector::State;
 use crate::rollout::read_chunk;
-use crate::text::{strip_private, truncate_chars};
+use crate::text::{oversized, strip_private, truncate_chars};
 use crate::turn::Candidate;
 use crate::turnbook::TurnBook;
 
 /// What sending `candidate` sends: its text with `<private>` spans removed, cut to
 /// `max_length` chars when set (0 = no limit). `None` when nothing is left to send.
+///
+/// A candidate over the message limit, or holding the stand-in of a text that was
+/// ([`crate::text::oversized`]), is planned as the stand-in, whole: the projector sets it
+/// aside.
 pub fn planned_message(candidate: Candidate, max_length: Option<usize>) -> Option<PlannedMessage> {
     let raw_len = candidate.content.len() as u64;
+    if let Some(len) = oversized::stand_in_len(&candidate.content)
+        .or_else(|| (candidate.content.len() > oversized::MAX_MESSAGE_BYTES).then_some(raw_len))
+    {
+        return Some(PlannedMessage {
+            key: candidate.key,
+            turn_id: candidate.turn_id,
+            role: candidate.role,
+            content: oversized::stand_in(usize::try_from(len).unwrap_or(usize::MAX)),
+            raw_len: len,
+            interrupted: candidate.interrupted,
+        });
+    }
     let mut content = strip_private(&candidate.content);
     if content.is_empty() {
         return None;

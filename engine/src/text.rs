@@ -7,6 +7,7 @@
 //! | [`clean_injected`] | `<openviking-context …>…</openviking-context>`, `<relevant-memories>…</relevant-memories>`, `<system-reminder>…</system-reminder>`, then trims | on every prompt and answer, before keys are computed |
 //! | [`strip_private`] | `<private>…</private>` spans, an unclosed `<private>` to the end | at plan time, after the key is fixed |
 //! | [`truncate_chars`] | everything past `max` chars | at send time (`capture.max_length`) |
+//! | [`oversized::bounded`] | a whole text over [`oversized::MAX_MESSAGE_BYTES`], for its stand-in | where a text enters (rollout line, plan) |
 //! | [`classify_user`] / [`user_words`] | everything of a user-role message that the user did not type (injected blocks, task notifications, desktop wrappers, image paths) | on every prompt, from hooks and rollouts alike |
 //!
 //! Tags match ASCII case-insensitively, blocks are removed non-greedily (the first
@@ -14,6 +15,7 @@
 //! closing tag is left as it is, exactly like the anchor's regular expressions
 //! (`docs/anchor-behaviours.md` §5.3). The scanners are hand-written: no regex crate.
 
+pub mod oversized;
 mod user;
 
 pub use user::{classify_user, is_task_notification, user_words, UserText, IMAGE_PLACEHOLDER};

@@ -217,36 +217,50 @@ fn unreachable_event(e: &TransportError, settings: &DeliverySettings) -> Event {
     }
 }
 
+/// How many reads one pass makes at most: a read covers at least one line and, of a long
+/// file, about [`crate::rollout::CHUNK_LINE_BYTES`], so this reaches past any real rollout
+/// while a file that keeps growing cannot hold the worker.
+const MAX_READS_PER_PASS: usize = 1024;
+
+/// Reads what is new in the transcript, one journaled [`Event::RolloutRead`] per read,
+/// until the read reaches the length the file had or stops moving.
 fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(), RunError> {
-    let resume = run
-        .state
-        .rollout
-        .as_ref()
-        .and_then(|p| (p.path == source.path()).then_some((p.identity, p.offset)));
-    let last_turn = resume.and(run.state.book.last_rollout_turn());
-    match source.read_after(resume, last_turn) {
-        Ok(Some(chunk)) => {
-            let moved = chunk.rescanned
-                || resume.is_none_or(|(id, off)| id != chunk.identity || off != chunk.end);
-            if moved || !chunk.fragments.is_empty() {
+    for _ in 0..MAX_READS_PER_PASS {
+        let resume = run
+            .state
+            .rollout
+            .as_ref()
+            .and_then(|p| (p.path == source.path()).then_some((p.identity, p.offset)));
+        let last_turn = resume.and(run.state.book.last_rollout_turn());
+        match source.read_after(resume, last_turn) {
+            Ok(Some(chunk)) => {
+                let moved = chunk.rescanned
+                    || resume.is_none_or(|(id, off)| id != chunk.identity || off != chunk.end);
+                let more = moved && chunk.end > chunk.start && chunk.end < chunk.file_len;
+                if moved || !chunk.fragments.is_empty() {
+                    run.append(
+                        Event::RolloutRead {
+                            path: source.path(),
+                            chunk,
+                        },
+                        Durability::Buffered,
+                    )?;
+                }
+                if !more {
+                    return Ok(());
+                }
+            }
+            Ok(None) => return Ok(()),
+            Err(e) => {
                 run.append(
-                    Event::RolloutRead {
-                        path: source.path(),
-                        chunk,
+                    Event::Problem {
+                        context: format!("rollout {}", source.path()),
+                        message: e.to_string(),
                     },
                     Durability::Buffered,
                 )?;
+                return Ok(());
             }
-        }
-        Ok(None) => {}
-        Err(e) => {
-            run.append(
-                Event::Problem {
-                    context: format!("rollout {}", source.path()),
-                    message: e.to_string(),
-                },
-                Durability::Buffered,
-            )?;
         }
     }
     Ok(())

@@ -341,14 +341,23 @@ impl State {
         let order = self.next_order;
         self.next_order += 1;
         self.order.insert(order, m.key.clone());
+        // A message over the size limit is planned as its stand-in and never sent.
+        let oversized = crate::text::oversized::stand_in_len(&m.content);
+        let status = match oversized {
+            Some(len) => MessageStatus::SetAside {
+                status: 0,
+                error: crate::text::oversized::set_aside_reason(len),
+            },
+            None => MessageStatus::Pending,
+        };
         self.messages.insert(
             m.key.clone(),
             MessageRecord {
                 order,
                 turn_id: m.turn_id.clone(),
                 role: m.role,
-                status: MessageStatus::Pending,
-                content: Some(m.content.clone()),
+                status,
+                content: oversized.is_none().then(|| m.content.clone()),
                 content_len: m.content.len() as u64,
                 interrupted: m.interrupted,
                 failures: 0,

@@ -30,11 +30,12 @@ pub struct LineFacts {
     /// unless a synthetic message (a task notification) comes after it. On a turn's first
     /// line it is the prompt; on a later line, a message further on is steering. `None` when the window holds
     /// no such message (a `tail` window that starts after the prompt), or when the caller
-    /// did not ask for it.
+    /// did not ask for it. Its stand-in when it is over the message limit.
     pub prompt: Option<String>,
     /// `response.finishReason`; `None` for an interrupted call.
     pub finish_reason: Option<String>,
-    /// `response.text`, as written (may be empty).
+    /// `response.text`, as written (may be empty); its stand-in when it is over the
+    /// message limit ([`text::oversized`]).
     pub text: Option<String>,
     /// Index in the conversation of the message `prompt` came from: its place in the
     /// window plus `request.messageOffset` (a `tail` or `delta` window starts there).
@@ -227,7 +228,7 @@ pub(crate) fn parse_line_with(
                 let Some(raw) = m.content else { continue };
                 match text::classify_user(&content_text(raw)?) {
                     UserText::Words(w) => {
-                        prompt = Some(w);
+                        prompt = Some(text::oversized::bounded(w));
                         prompt_at = Some(offset.saturating_add(i as u64));
                         break;
                     }
@@ -242,7 +243,7 @@ pub(crate) fn parse_line_with(
     let (finish_reason, text) = match wire.response {
         Some(r) => (
             r.finish_reason.map(Cow::into_owned),
-            r.text.map(Cow::into_owned),
+            r.text.map(|t| text::oversized::bounded(t.into_owned())),
         ),
         None => (None, None),
     };

@@ -34,4 +34,4 @@ mod line;
 mod reader;
 
 pub use line::{parse_line, LineError, LineFacts};
-pub use reader::{identity_of, read_chunk, RolloutIoError};
+pub use reader::{identity_of, read_chunk, RolloutIoError, CHUNK_LINE_BYTES};

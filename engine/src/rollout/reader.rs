@@ -2,15 +2,19 @@
 
 use std::collections::HashMap;
 use std::fs::Metadata;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::transcript::tail::Tail;
 use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
 
 use super::line::{parse_line_with, LineFacts};
 
-/// Read buffer size. Lines are longer; `read_until` grows the line buffer as needed.
-const READ_BUF: usize = 256 * 1024;
+/// A read stops after the line that takes it to this many bytes of lines; the caller reads
+/// on from its `end`. With every text of a line bounded by
+/// [`crate::text::oversized::MAX_MESSAGE_BYTES`], a chunk's texts stay far below the
+/// journal's 64 MiB frame cap.
+pub const CHUNK_LINE_BYTES: u64 = 16 << 20;
 
 /// An I/O failure while reading a rollout, with where it happened. Wrapped in the
 /// returned [`io::Error`] (same [`io::ErrorKind`]).
@@ -24,19 +28,6 @@ pub struct RolloutIoError {
     /// The underlying error.
     #[source]
     pub source: io::Error,
-}
-
-fn ctx(path: &Path, offset: u64) -> impl FnOnce(io::Error) -> io::Error + '_ {
-    move |source| {
-        io::Error::new(
-            source.kind(),
-            RolloutIoError {
-                path: path.to_owned(),
-                offset,
-                source,
-            },
-        )
-    }
 }
 
 /// The identity of an open file (device and inode; zeros where the platform has none).
@@ -141,59 +132,28 @@ impl Acc {
 ///   the chunk says `rescanned: true`.
 /// * Only newline-terminated lines are consumed; `end` is one past the last one, so a
 ///   line that ZCode is still writing is read again, whole, next time.
-/// * Memory is bounded by the longest line: the file is streamed through one reused
-///   line buffer, never held whole or mapped.
+/// * Memory is bounded: the file is streamed through one reused line buffer, never held
+///   whole or mapped, and a line over [`crate::transcript::tail::MAX_LINE_BYTES`] is
+///   skipped unread and counted as a bad line ([`Tail`]).
 /// * The read stops at the length observed when the file was opened, so a file that
-///   grows meanwhile gives a well-defined chunk.
+///   grows meanwhile gives a well-defined chunk, and after the line that takes it to
+///   [`CHUNK_LINE_BYTES`]: `end < file_len` then says there is more to read from `end`.
 pub fn read_chunk(
     path: &Path,
     resume: Option<(FileIdentity, u64)>,
 ) -> io::Result<Option<RolloutChunk>> {
-    // A FIFO or a device at the path is an error, never a wait (the caller holds the worker
-    // lock): only a regular file is opened.
-    let mut file = match crate::regular_file::open_stream(path) {
-        Ok(Some(f)) => f,
-        Ok(None) => return Ok(None),
-        Err(e) => return Err(ctx(path, 0)(e)),
+    let Some(mut tail) = Tail::open(path, resume)? else {
+        return Ok(None);
     };
-    let meta = file.metadata().map_err(ctx(path, 0))?;
-    let identity = identity_of(&meta);
-    let file_len = meta.len();
-    let (start, rescanned) = match resume {
-        Some((id, off)) if id == identity && off <= file_len => (off, false),
-        Some(_) => (0, true),
-        None => (0, false),
-    };
-    if start > 0 {
-        file.seek(SeekFrom::Start(start))
-            .map_err(ctx(path, start))?;
-    }
-    let mut reader = BufReader::with_capacity(READ_BUF, file.take(file_len - start));
-    let mut line: Vec<u8> = Vec::new();
+    let start = tail.chunk.start;
     let mut accs: Vec<Acc> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut last_idx: Option<usize> = None;
-    let mut chunk = RolloutChunk {
-        identity,
-        start,
-        end: start,
-        file_len,
-        rescanned,
-        ..RolloutChunk::default()
-    };
-    loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(ctx(path, chunk.end))?;
-        if n == 0 || line.last() != Some(&b'\n') {
-            break; // EOF, or a line still being written: not consumed.
-        }
-        let at = chunk.end;
-        chunk.end += n as u64;
-        let body = trim_line(&line);
+    let mut skipped_lines = 0u32;
+    let mut bad_lines = 0u32;
+    while let Some((at, body)) = tail.next_line()? {
         if body.is_empty() {
-            chunk.skipped_lines += 1;
+            skipped_lines += 1;
             continue;
         }
         // Every line's last user message is decoded: after the prompt, it is steering.
@@ -218,13 +178,19 @@ pub fn read_chunk(
                 }
                 last_idx = Some(idx);
             }
-            Ok(None) => chunk.skipped_lines += 1,
+            Ok(None) => skipped_lines += 1,
             Err(e) => {
                 log::debug!("rollout {}: bad line at byte {at}: {e}", path.display());
-                chunk.bad_lines += 1;
+                bad_lines += 1;
             }
         }
+        if tail.chunk.end - start >= CHUNK_LINE_BYTES {
+            break;
+        }
     }
+    let mut chunk = tail.chunk;
+    chunk.skipped_lines = chunk.skipped_lines.saturating_add(skipped_lines);
+    chunk.bad_lines = chunk.bad_lines.saturating_add(bad_lines);
     // Every turn but the one of the last main line was followed by another turn's line.
     chunk.fragments = accs
         .into_iter()
@@ -232,16 +198,4 @@ pub fn read_chunk(
         .map(|(i, acc)| acc.into_fragment(Some(i) != last_idx))
         .collect();
     Ok(Some(chunk))
-}
-
-fn trim_line(line: &[u8]) -> &[u8] {
-    let mut b = line;
-    while let Some((last, rest)) = b.split_last() {
-        if matches!(last, b'\n' | b'\r' | b' ' | b'\t') {
-            b = rest;
-        } else {
-            break;
-        }
-    }
-    b
 }

@@ -5,7 +5,7 @@
 //! | resume only on the same (dev, inode) and a size ≥ the offset, else rescan from 0 | [`Tail::open`] |
 //! | only newline-terminated lines are consumed; a line still being written is read again, whole, next time | [`Tail::next_line`] |
 //! | the read stops at the length observed at open, so a growing file gives a well-defined range | [`Tail::open`] |
-//! | memory is one reused line buffer (the longest line), never the file | [`Tail::next_line`] |
+//! | memory is one reused line buffer, never the file; a line over [`MAX_LINE_BYTES`] is skipped unread and counted as a bad line | [`Tail::next_line`] |
 //! | "anything new?" is answered from the metadata alone | [`changed_since`] |
 
 use std::fs::File;
@@ -17,6 +17,12 @@ use crate::turn::{FileIdentity, RolloutChunk};
 
 /// Read buffer size; longer lines grow the reused line buffer.
 const READ_BUF: usize = 64 * 1024;
+
+/// The longest line kept in memory. A longer one is streamed past without being held
+/// (its bytes are consumed, it counts in `chunk.bad_lines`): a rollout line carries the
+/// conversation so far, and a session whose window alone outgrows this is captured from its
+/// hook payloads.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// An open transcript positioned at the first byte to read, and the chunk being filled.
 pub struct Tail {
@@ -81,19 +87,53 @@ impl Tail {
 
     /// The next complete line, trimmed of surrounding ASCII whitespace, with the offset
     /// it starts at; `None` at the end of the range or before a line still being written.
-    /// `chunk.end` moves past every line returned.
+    /// `chunk.end` moves past every line returned, and past every line over
+    /// [`MAX_LINE_BYTES`], which is skipped (counted in `chunk.bad_lines`).
     pub fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
-        self.line.clear();
-        let at = self.chunk.end;
-        let n = self
-            .reader
-            .read_until(b'\n', &mut self.line)
-            .map_err(io_context(&self.path, at))?;
-        if n == 0 || self.line.last() != Some(&b'\n') {
-            return Ok(None);
+        loop {
+            self.line.clear();
+            let at = self.chunk.end;
+            let mut n = 0u64;
+            let mut overlong = false;
+            loop {
+                let buf = self
+                    .reader
+                    .fill_buf()
+                    .map_err(io_context(&self.path, at + n))?;
+                if buf.is_empty() {
+                    // The end of the range before a newline: a line still being written.
+                    return Ok(None);
+                }
+                let (take, complete) = match memchr::memchr(b'\n', buf) {
+                    Some(i) => (i + 1, true),
+                    None => (buf.len(), false),
+                };
+                if !overlong {
+                    if self.line.len() + take > MAX_LINE_BYTES {
+                        overlong = true;
+                        self.line = Vec::new();
+                    } else {
+                        self.line
+                            .extend_from_slice(buf.get(..take).unwrap_or_default());
+                    }
+                }
+                self.reader.consume(take);
+                n += take as u64;
+                if complete {
+                    break;
+                }
+            }
+            self.chunk.end += n;
+            if overlong {
+                log::warn!(
+                    "{}: line at byte {at} is {n} bytes, over the {MAX_LINE_BYTES}-byte limit: skipped",
+                    self.path.display()
+                );
+                self.chunk.bad_lines = self.chunk.bad_lines.saturating_add(1);
+                continue;
+            }
+            return Ok(Some((at, self.line.trim_ascii())));
         }
-        self.chunk.end += n as u64;
-        Ok(Some((at, self.line.trim_ascii())))
     }
 
     /// The transcript's path.

@@ -380,3 +380,125 @@ proptest! {
         }
     }
 }
+
+fn model_io_line(turn: &str, prompt: &str, answer: &str) -> String {
+    serde_json::json!({
+        "type": "model_io", "turnId": turn, "requestId": turn,
+        "request": {"messages": [{"role": "user", "content": prompt}]},
+        "response": {"finishReason": "stop", "text": answer},
+    })
+    .to_string()
+        + "\n"
+}
+
+/// An answer over the message limit is read as its stand-in: the chunk stays small, the
+/// planned message is the stand-in (set aside by the projector), the turns around it are
+/// whole.
+#[test]
+fn an_answer_over_the_message_limit_is_read_as_its_stand_in() -> R {
+    use ov_engine::text::oversized::{stand_in_len, MAX_MESSAGE_BYTES};
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("r.jsonl");
+    let huge = "y".repeat(MAX_MESSAGE_BYTES + 1);
+    let mut file = model_io_line("t1", "before", "small answer");
+    file += &model_io_line("t2", "the big one", &huge);
+    file += &model_io_line("t3", "after", "after answer");
+    fs::write(&p, file)?;
+    let c = read_chunk(&p, None)?.ok_or("file")?;
+    let t2 = c.fragments.get(1).ok_or("t2")?;
+    assert_eq!(
+        stand_in_len(t2.final_text.as_deref().unwrap_or_default()),
+        Some(huge.len() as u64)
+    );
+    let mut event = Vec::new();
+    ov_engine::codec::encode_event(
+        &ov_engine::event::Envelope {
+            at_ms: 0,
+            pid: 0,
+            event: ov_engine::event::Event::RolloutRead {
+                path: "r".into(),
+                chunk: c,
+            },
+        },
+        &mut event,
+    )?;
+    assert!(
+        event.len() < 4096,
+        "the journaled read is {} bytes",
+        event.len()
+    );
+    let plan = first_capture(&p)?;
+    let got: Vec<(&str, Option<u64>)> = plan
+        .iter()
+        .map(|m| {
+            (
+                m.turn_id.as_deref().unwrap_or_default(),
+                stand_in_len(&m.content),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("t1", None),
+            ("t1", None),
+            ("t2", None),
+            ("t2", Some(huge.len() as u64)),
+            ("t3", None),
+            ("t3", None)
+        ]
+    );
+    Ok(())
+}
+
+/// A read stops after the line that takes it past `CHUNK_LINE_BYTES`; reading on from its
+/// end gives the rest, and the pieces plan like the whole file.
+#[test]
+fn a_long_range_is_read_in_pieces_that_plan_like_the_whole() -> R {
+    use ov_engine::rollout::CHUNK_LINE_BYTES;
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("r.jsonl");
+    let answer = "z".repeat(1 << 20);
+    let n = usize::try_from(CHUNK_LINE_BYTES >> 20)? + 4;
+    let mut file = String::new();
+    for i in 0..n {
+        file += &model_io_line(&format!("t{i}"), &format!("prompt {i}"), &answer);
+    }
+    fs::write(&p, &file)?;
+    let first = read_chunk(&p, None)?.ok_or("file")?;
+    assert!(first.end >= CHUNK_LINE_BYTES && first.end < first.file_len);
+    let rest = read_chunk(&p, Some((first.identity, first.end)))?.ok_or("file")?;
+    assert_eq!(rest.end, rest.file_len);
+    assert_eq!(first.fragments.len() + rest.fragments.len(), n);
+    assert_eq!(first_capture(&p)?.len(), 2 * n);
+    Ok(())
+}
+
+/// A line over `MAX_LINE_BYTES` is streamed past and counted as a bad line; the lines
+/// around it are read.
+#[test]
+fn a_line_over_the_line_limit_is_skipped_and_counted() -> R {
+    use ov_engine::transcript::tail::MAX_LINE_BYTES;
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("r.jsonl");
+    let mut f = fs::File::create(&p)?;
+    f.write_all(model_io_line("t1", "before", "a1").as_bytes())?;
+    f.write_all(model_io_line("t2", "the long line", &"w".repeat(MAX_LINE_BYTES)).as_bytes())?;
+    f.write_all(model_io_line("t3", "after", "a3").as_bytes())?;
+    drop(f);
+    let mut ids = Vec::new();
+    let mut bad = 0;
+    let mut resume = None;
+    loop {
+        let c = read_chunk(&p, resume)?.ok_or("file")?;
+        bad += c.bad_lines;
+        ids.extend(c.fragments.iter().map(|f| f.turn_id.clone()));
+        resume = Some((c.identity, c.end));
+        if c.end == c.file_len {
+            break;
+        }
+    }
+    assert_eq!(ids, ["t1", "t3"]);
+    assert_eq!(bad, 1);
+    Ok(())
+}

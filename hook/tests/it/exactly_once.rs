@@ -7,7 +7,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{assert_exactly_once, assert_settled, Env, Session};
+use common::{assert_exactly_once, assert_settled, Env, Session, Turn};
 use ov_engine::event::Event;
 
 /// Every worker commits (the commit path and its failpoint are on the way of every turn).
@@ -283,4 +283,59 @@ fn a_flipped_byte_costs_no_turn_and_duplicates_nothing() {
         .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
         .count();
     assert_eq!(aside, 0, "nothing moved aside");
+}
+
+/// An answer over the message limit (in the rollout and in the Stop payload) is set aside
+/// with its reason, visible in the state; its prompt and the turns around it reach the
+/// server once, and the session moves on.
+#[test]
+fn an_answer_over_the_message_limit_is_set_aside_and_the_session_moves_on() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let env = env(&url);
+    let mut s = Session::new(&env);
+    s.turn("before-huge", &[]);
+    s.wait_worker();
+    let mut huge = Turn::new("huge");
+    huge.answer = "an answer far too long to keep. ".repeat((9 << 20) / 32) + "The end.";
+    let huge_len = huge.answer.len() as u64;
+    s.play(huge, &[]);
+    s.wait_worker();
+    s.turn("after-huge", &[]);
+    s.wait_worker();
+    env.drain();
+    let mut expected = s.turns.clone();
+    let huge = expected.remove(1);
+    // Everything but the huge answer, once; the huge turn's prompt once.
+    let held = common::client(&url)
+        .session_messages(&s.remote())
+        .expect("session messages");
+    let of_huge: Vec<_> = held
+        .iter()
+        .filter(|m| m.turn_id.as_deref() == Some(huge.id.as_str()))
+        .map(|m| (m.role.as_str(), m.content.as_str()))
+        .collect();
+    assert_eq!(of_huge, [("user", huge.prompt.as_str())]);
+    let rest: Vec<_> = held
+        .into_iter()
+        .filter(|m| m.turn_id.as_deref() != Some(huge.id.as_str()))
+        .collect();
+    assert!(
+        common::exactly_once_problems(&rest, &expected).is_empty(),
+        "{:?}",
+        common::exactly_once_problems(&rest, &expected)
+    );
+    let st = env.state_of(&s.sid);
+    let aside: Vec<String> = st
+        .messages
+        .values()
+        .filter_map(|m| match &m.status {
+            ov_engine::projector::MessageStatus::SetAside { error, .. } => Some(error.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert!(aside[0].contains(&format!("{huge_len} bytes")), "{aside:?}");
+    assert_settled(&env, &s.sid);
 }

@@ -48,9 +48,10 @@ impl Acc {
         TurnFragment {
             finished: self.final_text.is_some(),
             turn_id: self.turn_id,
-            prompt: self.prompt,
-            final_text: self.final_text,
-            last_text: self.last_text,
+            // Texts over the message limit travel as their stand-ins.
+            prompt: self.prompt.map(crate::text::oversized::bounded),
+            final_text: self.final_text.map(crate::text::oversized::bounded),
+            last_text: self.last_text.map(crate::text::oversized::bounded),
             interrupted: self.failed,
             calls: self.calls,
             superseded,
@@ -141,8 +142,8 @@ pub fn read_chunk(
         }
     }
     let mut chunk = tail.chunk;
-    chunk.skipped_lines = skipped;
-    chunk.bad_lines = bad;
+    chunk.skipped_lines = chunk.skipped_lines.saturating_add(skipped);
+    chunk.bad_lines = chunk.bad_lines.saturating_add(bad);
     chunk.fragments = accs
         .into_iter()
         .enumerate()

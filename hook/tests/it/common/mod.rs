@@ -291,6 +291,7 @@ impl Env {
 }
 
 /// A turn as ZCode plays it: UPS, one rollout line, Stop.
+#[derive(Clone, Debug)]
 pub struct Turn {
     pub id: String,
     pub prompt: String,
@@ -403,7 +404,11 @@ impl<'a> Session<'a> {
     /// One turn: UPS, the rollout line, Stop, with `over` added to the environment of
     /// both hooks (and so of the worker the Stop starts).
     pub fn turn(&mut self, tag: &str, over: &[(&str, &str)]) -> &Turn {
-        let turn = Turn::new(tag);
+        self.play(Turn::new(tag), over)
+    }
+
+    /// [`Session::turn`] with a turn made by the caller.
+    pub fn play(&mut self, turn: Turn, over: &[(&str, &str)]) -> &Turn {
         let cwd = self.env.home().to_path_buf();
         let ups = self.env.hook_with(
             "user-prompt-submit",
@@ -473,7 +478,10 @@ pub fn assert_exactly_once(url: &str, remote: &str, turns: &[Turn]) {
     }
 }
 
-fn exactly_once_problems(held: &[ov_engine::client::ServerMessage], turns: &[Turn]) -> Vec<String> {
+pub fn exactly_once_problems(
+    held: &[ov_engine::client::ServerMessage],
+    turns: &[Turn],
+) -> Vec<String> {
     let mut problems = Vec::new();
     for t in turns {
         for (role, content) in [("user", &t.prompt), ("assistant", &t.answer)] {
