@@ -128,12 +128,18 @@ pub fn summary(event: &Event) -> String {
             let v: Vec<String> = messages
                 .iter()
                 .map(|m| {
+                    let int = if m.interrupted { ", interrupted" } else { "" };
+                    if let Some(len) = ov_engine::text::oversized::stand_in_len(&m.content) {
+                        return format!(
+                            "{} ({len} B, over the message limit: set aside{int})",
+                            m.key
+                        );
+                    }
                     let cut = if (m.content.len() as u64) < m.raw_len {
                         ", truncated"
                     } else {
                         ""
                     };
-                    let int = if m.interrupted { ", interrupted" } else { "" };
                     format!("{} ({} B{cut}{int})", m.key, m.content.len())
                 })
                 .collect();
@@ -553,6 +559,24 @@ mod tests {
         assert_eq!(time(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(time(951_782_400_000), "2000-02-29T00:00:00.000Z");
         assert_eq!(time(1_796_212_624_251), "2026-12-02T11:57:04.251Z");
+    }
+
+    #[test]
+    fn a_planned_stand_in_reads_as_set_aside() {
+        use ov_engine::event::PlannedMessage;
+        use ov_engine::turn::Role;
+        let m = PlannedMessage {
+            key: DedupKey::for_turn("t", Role::Assistant),
+            turn_id: Some("t".into()),
+            role: Role::Assistant,
+            content: ov_engine::text::oversized::stand_in(40 << 20),
+            raw_len: 40 << 20,
+            interrupted: false,
+        };
+        assert_eq!(
+            summary(&Event::MessagesPlanned { messages: vec![m] }),
+            "turn:t:assistant (41943040 B, over the message limit: set aside)"
+        );
     }
 
     #[test]
