@@ -198,17 +198,22 @@ impl Invocation {
             .filter(|n| *n != event.wire_name())
     }
 
-    /// Opens the session's journal, waiting at most `lock_wait` for the journal's lock.
-    pub fn open_store_waiting(&self, lock_wait: std::time::Duration) -> Option<SessionStore> {
-        self.logged(SessionStore::open_with(&self.journal_dir(), lock_wait))
-    }
-
     /// Opens the session's journal within the budget's lock wait and journals `event` durably.
     /// When the lock cannot be had in time, the event goes to a spill file that the next writer
     /// ingests ([`ov_engine::spill`]); only a failure of both loses it (logged).
     pub fn open_journaling(&self, event: Event) -> Journaled {
+        self.open_journaling_within(event, self.budget.lock_wait(), Durability::Sync)
+    }
+
+    /// [`Invocation::open_journaling`] with the caller's lock wait and durability.
+    pub fn open_journaling_within(
+        &self,
+        event: Event,
+        lock_wait: std::time::Duration,
+        durability: Durability,
+    ) -> Journaled {
         let dir = self.journal_dir();
-        let store = match SessionStore::open_with(&dir, self.budget.lock_wait()) {
+        let store = match SessionStore::open_with(&dir, lock_wait) {
             Ok(store) => store,
             Err(e) if SessionStore::is_lock_timeout(&e) => return self.spill(&dir, event, &e),
             Err(e) => {
@@ -216,7 +221,7 @@ impl Invocation {
                 return Journaled::Lost;
             }
         };
-        match store.append(event.clone(), Durability::Sync) {
+        match store.append(event.clone(), durability) {
             Ok(_) => Journaled::Store(store),
             Err(e) if SessionStore::is_lock_timeout(&e) => self.spill(&dir, event, &e),
             Err(e) => {
@@ -242,19 +247,6 @@ impl Invocation {
                     self.session_id
                 );
                 Journaled::Lost
-            }
-        }
-    }
-
-    fn logged(
-        &self,
-        opened: Result<SessionStore, ov_engine::store::StoreError>,
-    ) -> Option<SessionStore> {
-        match opened {
-            Ok(s) => Some(s),
-            Err(e) => {
-                log::error!("session {}: {e}", self.session_id);
-                None
             }
         }
     }

@@ -148,3 +148,39 @@ fn a_damaged_spill_file_is_set_aside_and_reported() {
         "the good file is ingested"
     );
 }
+
+/// PreToolUse waits only briefly for the lock (the agent's tool call waits on it): when the
+/// lock is held it still denies, and its event goes to a spill file that the next writer
+/// ingests, never dropped.
+#[test]
+fn the_guard_spills_under_a_held_lock_and_still_denies() {
+    let env = Env::new();
+    let sid = common::unique_session();
+    let dir = env.journal_dir(&sid);
+    let turn = common::unique_turn();
+    let lock = hold_lock(&dir);
+    let mut payload = common::base_payload("PreToolUse", &sid, Some(&turn), env.home());
+    payload["toolName"] = serde_json::json!("Read");
+    payload["toolInput"] = serde_json::json!({"file_path": "viking://~/memories/profile.md"});
+    let out = env.hook("pre-tool-use", &payload);
+    assert!(out.contains("\"deny\""), "{out}");
+    assert_eq!(spill_files(&dir).len(), 1);
+    drop(lock);
+    // The next writer (here a SessionStart of the same session) ingests the spill file.
+    env.hook(
+        "session-start",
+        &common::base_payload(
+            "SessionStart",
+            &sid,
+            Some(&common::unique_turn()),
+            env.home(),
+        ),
+    );
+    assert!(spill_files(&dir).is_empty());
+    let evs = env.events(&sid);
+    assert_eq!(received(&evs, HookKind::PreToolUse, &turn), 1);
+    let denied = evs.iter().any(|e| {
+        matches!(&e.event, Event::HookReceived(h) if h.denied_uri.as_deref() == Some("viking://~/memories/profile.md"))
+    });
+    assert!(denied, "the denial is journaled");
+}

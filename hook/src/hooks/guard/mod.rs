@@ -10,7 +10,7 @@ use ov_journal::Durability;
 
 mod detect;
 
-use super::{journal, Invocation};
+use super::Invocation;
 
 /// The longest the guard waits for the journal's lock: the agent's tool call waits on it, and
 /// a denial does not need the journal.
@@ -25,11 +25,14 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         inv.input.tool_name.as_deref(),
         inv.input.tool_input.as_ref(),
     );
-    if let Some(store) = inv.open_store_waiting(LOCK_WAIT) {
-        let mut received = inv.received(HookKind::PreToolUse, false);
-        received.denied_uri = denial.as_ref().map(|d| d.uri.clone());
-        journal(&store, Event::HookReceived(received), Durability::Buffered);
-    }
+    let mut received = inv.received(HookKind::PreToolUse, false);
+    received.denied_uri = denial.as_ref().map(|d| d.uri.clone());
+    // A held lock sends the event to a spill file the next writer ingests.
+    inv.open_journaling_within(
+        Event::HookReceived(received),
+        LOCK_WAIT,
+        Durability::Buffered,
+    );
     let denial = denial?;
     let cap = inv
         .harness
