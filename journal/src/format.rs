@@ -109,11 +109,11 @@ pub fn decode_segment_header(b: &[u8]) -> Result<u64, HeaderError> {
         return Err(HeaderError::Short);
     }
     if b.get(..8) != Some(&MAGIC[..]) {
-        return Err(HeaderError::BadMagic);
+        return Err(damaged_or(b, HeaderError::BadMagic));
     }
     let version = u32_at(b, 8).ok_or(HeaderError::Short)?;
     if !(MIN_READ_VERSION..=FORMAT_VERSION).contains(&version) {
-        return Err(HeaderError::Version(version));
+        return Err(damaged_or(b, HeaderError::Version(version)));
     }
     let stored = u32_at(b, 28).ok_or(HeaderError::Short)?;
     if crc(&[b.get(..28).unwrap_or_default()]) ^ SEGMENT_CRC_MASK != stored {
@@ -123,6 +123,23 @@ pub fn decode_segment_header(b: &[u8]) -> Result<u64, HeaderError> {
         return Err(HeaderError::Corrupt(CorruptionKind::SegmentHeaderField));
     }
     u64_at(b, 16).ok_or(HeaderError::Short)
+}
+
+/// `refusal`, unless the header is one of ours with its magic or version damaged: its checksum
+/// verifies once our magic and a version this build writes are put back in place. A foreign
+/// file, or a header a newer build wrote (its checksum verifies as it is), is refused.
+fn damaged_or(b: &[u8], refusal: HeaderError) -> HeaderError {
+    let Some(rest) = b.get(12..28) else {
+        return refusal;
+    };
+    let stored = u32_at(b, 28);
+    let ours = crc(&[&MAGIC[..], &FORMAT_VERSION.to_le_bytes(), rest]) ^ SEGMENT_CRC_MASK;
+    let as_is = crc(&[b.get(..28).unwrap_or_default()]) ^ SEGMENT_CRC_MASK;
+    if stored == Some(ours) && stored != Some(as_is) {
+        HeaderError::Corrupt(CorruptionKind::SegmentHeaderField)
+    } else {
+        refusal
+    }
 }
 
 /// Appends one frame to `out`.
@@ -287,9 +304,30 @@ mod tests {
         assert_eq!(b.len() as u64, SEGMENT_HEADER_LEN);
         assert_eq!(decode_segment_header(&b), Ok(0x1234));
         assert_eq!(decode_segment_header(&b[..10]), Err(HeaderError::Short));
+        // A header a newer build wrote verifies as it is: refused for its version.
         let mut v = b.clone();
         v[8] = 9;
+        let c = crc(&[&v[..28]]) ^ SEGMENT_CRC_MASK;
+        v[28..].copy_from_slice(&c.to_le_bytes());
         assert_eq!(decode_segment_header(&v), Err(HeaderError::Version(9)));
+        // Ours with its version or magic damaged: damage, not a refusal.
+        let mut v = b.clone();
+        v[8] = 9;
+        assert_eq!(
+            decode_segment_header(&v),
+            Err(HeaderError::Corrupt(CorruptionKind::SegmentHeaderField))
+        );
+        let mut m = b.clone();
+        m[0] ^= 0x40;
+        assert_eq!(
+            decode_segment_header(&m),
+            Err(HeaderError::Corrupt(CorruptionKind::SegmentHeaderField))
+        );
+        // A foreign file with our length is not ours.
+        assert_eq!(
+            decode_segment_header(&[7u8; 32]),
+            Err(HeaderError::BadMagic)
+        );
     }
 
     #[test]

@@ -76,8 +76,9 @@ fn every_bit_flip_is_detected_or_harmless() {
     assert!(errors > 0 && tail_cuts > 0);
 }
 
-/// The same flips, read resynchronising: each costs at most the one unit it lands in (or the
-/// segment's version/magic, refused as such), never a unit after it, never a wrong frame.
+/// The same flips, read resynchronising: each costs at most the one unit it lands in (a flip in
+/// a segment header costs only the header), never a unit after it, never a wrong frame, and
+/// the journal always opens.
 #[test]
 fn every_bit_flip_costs_at_most_its_own_unit() {
     let src = golden("rolled");
@@ -109,13 +110,9 @@ fn every_bit_flip_costs_at_most_its_own_unit() {
                     Ok::<_, Error>((frames, damage))
                 })();
                 match outcome {
-                    Err(e) => assert!(
-                        matches!(
-                            e,
-                            Error::NotAJournal { .. } | Error::UnsupportedVersion { .. }
-                        ),
-                        "{at}: unexpected {e:?}"
-                    ),
+                    // A flipped magic or version byte is damage to the header (its checksum
+                    // verifies with ours put back), not a foreign or newer file.
+                    Err(e) => panic!("{at}: the journal does not open: {e:?}"),
                     Ok((frames, damage)) => {
                         let lost: Vec<usize> = (0..units.len())
                             .filter(|i| !units[*i].iter().all(|f| frames.contains(f)))
