@@ -46,8 +46,10 @@
 //!
 //! Bounded memory: the caller keeps the set of planned keys forever and calls
 //! [`TurnBook::retain_unplanned`]; settled turns whose messages are all planned are
-//! dropped. A turn seen again later (a rescanned or rotated rollout) comes back under
-//! the same turn id, so its messages have keys that are already planned.
+//! dropped, but for the latest [`KEPT_UNSEEN_TURNS`] the rollout has not shown yet (their
+//! rollout lines must still find them). A turn seen again later (a rescanned or rotated
+//! rollout) comes back under the same turn id, so its messages have keys that are already
+//! planned.
 
 use std::collections::HashSet;
 
@@ -55,6 +57,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::text::{clean_injected, user_words};
 use crate::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
+
+/// How many of the latest turns the rollout has not shown yet the book keeps after their
+/// messages are planned, so that their rollout lines still join them.
+pub const KEPT_UNSEEN_TURNS: usize = 32;
 
 /// Leads the last text of a turn that ended without a final answer, so that the server
 /// and anyone reading it can tell it is not an answer.
@@ -544,7 +550,18 @@ impl TurnBook {
     /// turns still waiting for an answer, and the last rollout turn stay.
     pub fn retain_unplanned(&mut self, is_planned: impl Fn(&Candidate) -> bool) {
         let last = self.last_rollout_turn.clone();
+        // The latest turns the rollout has not shown yet stay, planned or not: a turn a hook
+        // named by its `traceId` or by nothing is joined by its rollout lines only while it
+        // is in the book, and the rollout may lag a few turns behind the hooks.
+        let unseen = self.turns.iter().filter(|t| t.rollout.is_none()).count();
+        let mut unseen_to_drop = unseen.saturating_sub(KEPT_UNSEEN_TURNS);
         self.turns.retain(|t| {
+            if t.rollout.is_none() {
+                if unseen_to_drop == 0 {
+                    return true;
+                }
+                unseen_to_drop -= 1;
+            }
             if !t.is_complete() || !t.is_settled() {
                 return true;
             }

@@ -68,6 +68,10 @@ pub struct DeliverySettings {
     /// Wait until in-doubt requests are this old before asking the server
     /// about them ([`IN_DOUBT_SETTLE_MS`]).
     pub in_doubt_settle_ms: u64,
+    /// Journal [`Event::OpenTurnsClosed`] once the transcript is read: every turn still
+    /// open counts as over (a drain, a session end, a resume). After the read, so that
+    /// what the transcript holds of the last turn is part of it.
+    pub close_open_turns: bool,
     /// Try the server even inside the unreachable back-off window (a drain
     /// must finish all unfinished work; a Stop worker respects the window).
     pub ignore_backoff: bool,
@@ -91,6 +95,7 @@ impl DeliverySettings {
             max_requests: 200,
             transient_retries: 3,
             ignore_backoff: false,
+            close_open_turns: false,
             in_doubt_settle_ms: IN_DOUBT_SETTLE_MS,
             answer_precedence: crate::turnbook::AnswerPrecedence::StopFirst,
         }
@@ -175,6 +180,9 @@ pub(super) fn deliver_from(
     // 2. Transcript: what is new since the last read.
     if let Some(source) = transcript {
         read_transcript(&mut run, source)?;
+    }
+    if settings.close_open_turns {
+        run.append(Event::OpenTurnsClosed, Durability::Buffered)?;
     }
     failpoint::hit(failpoint::AFTER_ROLLOUT_READ);
 

@@ -71,6 +71,7 @@ pub fn run_worker(
     let lock_path: PathBuf = crate::paths::worker_lock(store.dir());
     let mut reports = Vec::new();
     let mut first = true;
+    let mut close_open_turns = reason.closes_open_turns();
     loop {
         let lock = match FileLock::try_exclusive(&lock_path, lock_wait) {
             Ok(Some(l)) => l,
@@ -83,11 +84,7 @@ pub fn run_worker(
             }
         };
         if first {
-            let mut events = vec![Event::WorkerStarted { reason }];
-            if reason.closes_open_turns() {
-                events.push(Event::OpenTurnsClosed);
-            }
-            store.append_all(events, Durability::Buffered)?;
+            store.append(Event::WorkerStarted { reason }, Durability::Buffered)?;
             first = false;
         }
         if reason == WorkerReason::Stop {
@@ -98,6 +95,8 @@ pub fn run_worker(
         let mut settings = ctx.settings(&state);
         settings.force_commit |= reason.forces_commit();
         settings.ignore_backoff |= reason.ignores_backoff();
+        // Once, after this pass has read what the transcript holds.
+        settings.close_open_turns = std::mem::take(&mut close_open_turns);
         let (report, seen) = deliver_from(
             store,
             state,

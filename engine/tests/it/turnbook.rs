@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use ov_engine::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
-use ov_engine::turnbook::TurnBook;
+use ov_engine::turnbook::{TurnBook, KEPT_UNSEEN_TURNS};
 use proptest::prelude::*;
 
 fn frag(
@@ -259,7 +259,7 @@ fn late_and_duplicate_stops() {
 fn retain_unplanned_bounds_memory_and_keeps_open_work() {
     let mut b = TurnBook::new();
     let mut planned: HashSet<DedupKey> = HashSet::new();
-    for i in 0..50 {
+    for i in 0..500 {
         let id = format!("t{i}");
         b.observe_prompt(Some(&id), &format!("p{i}"));
         b.observe_stop(Some(&id), Some(&format!("a{i}")));
@@ -268,6 +268,22 @@ fn retain_unplanned_bounds_memory_and_keeps_open_work() {
         }
         b.retain_unplanned(|c| planned.contains(&c.key));
     }
+    // Turns the rollout has not shown: the latest few stay for their rollout lines to join.
+    assert_eq!(b.turns().len(), KEPT_UNSEEN_TURNS);
+    assert_eq!(b.turns()[0].turn_id.as_deref(), Some("t468"));
+    // Once the rollout has shown them, planned turns go.
+    let frags: Vec<TurnFragment> = (468..500)
+        .map(|i| {
+            frag(
+                &format!("t{i}"),
+                Some(&format!("p{i}")),
+                Some(&format!("a{i}")),
+                None,
+            )
+        })
+        .collect();
+    b.observe_chunk(&chunk(0, 10, frags));
+    b.retain_unplanned(|c| planned.contains(&c.key));
     assert!(b.turns().len() <= 1, "kept {} turns", b.turns().len());
     // An open turn and a stopped turn without any answer yet are kept.
     b.observe_prompt(Some("open"), "p");
@@ -574,4 +590,41 @@ fn a_turn_named_by_a_hook_first_keeps_that_identity_when_the_rollout_arrives() {
             s("turn:turn_r:assistant", "assistant", "final", false)
         ]
     );
+}
+
+/// A turn a hook named by its `traceId`, planned and settled before the rollout shows it:
+/// it stays in the book, so its rollout lines (arriving turns later) join it and give no
+/// second set of messages.
+#[test]
+fn a_planned_turn_named_by_its_trace_id_is_joined_by_a_late_rollout() {
+    let mut b = TurnBook::new();
+    let mut planned: HashSet<DedupKey> = HashSet::new();
+    let mut plan = |b: &mut TurnBook| {
+        for c in b.candidates() {
+            planned.insert(c.key);
+        }
+        let p = planned.clone();
+        b.retain_unplanned(|c| p.contains(&c.key));
+    };
+    b.observe_prompt(Some("trace-late"), "the prompt");
+    b.observe_stop(Some("trace-late"), Some("the answer"));
+    plan(&mut b);
+    for i in 0..5 {
+        let id = format!("t{i}");
+        b.observe_prompt(Some(&id), "later");
+        b.observe_stop(Some(&id), Some("later answer"));
+        plan(&mut b);
+    }
+    let mut f = frag("turn_real", Some("the prompt"), Some("the answer"), None);
+    f.trace_id = Some("trace-late".into());
+    b.observe_chunk_given(&chunk(0, 10, vec![f]), |k| planned.contains(k));
+    // A drain then closes every open turn.
+    b.force_complete();
+    let fresh: Vec<String> = b
+        .candidates()
+        .into_iter()
+        .filter(|c| !planned.contains(&c.key))
+        .map(|c| c.key.0)
+        .collect();
+    assert!(fresh.is_empty(), "sent again under {fresh:?}");
 }
