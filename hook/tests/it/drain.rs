@@ -68,3 +68,69 @@ fn drain_closes_open_turns_then_leaves_a_settled_session_alone() {
     drain(home);
     assert_eq!(records(home, "sess_d"), after_first);
 }
+
+/// A worker rolls a journal whose active segment outgrew `COMPACT_ACTIVE_BYTES` to a snapshot
+/// segment: the next open folds the snapshot and a short tail, not the whole history, and
+/// the folded state is the same.
+#[test]
+fn a_worker_compacts_a_journal_that_outgrew_its_threshold() {
+    use ov_engine::event::{Event, HookKind, HookReceived};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let home = tmp.path();
+    let dir = home.join(".openviking/ovhook/journals/sess_big");
+    let store = ov_engine::store::SessionStore::open(&dir).expect("create");
+    let filler = "x".repeat(4096);
+    let n = usize::try_from(ov_engine::delivery::COMPACT_ACTIVE_BYTES).expect("fits") / 4096 + 64;
+    let events: Vec<Event> = (0..n)
+        .map(|i| {
+            Event::HookReceived(HookReceived {
+                kind: Some(HookKind::PreToolUse),
+                harness: "zcode".into(),
+                session_id: Some("sess_big".into()),
+                turn_id: Some(format!("t{i}")),
+                tool_name: Some(filler.clone()),
+                ..HookReceived::default()
+            })
+        })
+        .collect();
+    store
+        .append_all(events, ov_journal::Durability::Buffered)
+        .expect("append");
+    let before = store.fold().expect("fold").state;
+    drop(store);
+    let active = |dir: &Path| {
+        let mut segs: Vec<_> = std::fs::read_dir(dir)
+            .expect("ls")
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "ovj"))
+            .collect();
+        segs.sort();
+        std::fs::metadata(segs.last().expect("a segment"))
+            .expect("stat")
+            .len()
+    };
+    assert!(active(&dir) > ov_engine::delivery::COMPACT_ACTIVE_BYTES);
+    // A prompt and its drain: the worker runs, then compacts.
+    hook(
+        home,
+        "user-prompt-submit",
+        r#"{"sessionId":"sess_big","turnId":"turn_last","prompt":"after the big history"}"#,
+    );
+    drain(home);
+    assert!(
+        active(&dir) < 1 << 20,
+        "the active segment is still {} bytes",
+        active(&dir)
+    );
+    let after = ov_engine::store::SessionStore::open(&dir)
+        .expect("open")
+        .fold()
+        .expect("fold")
+        .state;
+    assert_eq!(
+        after.hook_counts.get("pre-tool-use").copied().unwrap_or(0),
+        before.hook_counts.get("pre-tool-use").copied().unwrap_or(0),
+        "the snapshot keeps the folded state"
+    );
+}
