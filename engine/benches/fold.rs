@@ -7,6 +7,10 @@
 //! ```sh
 //! cargo bench -p ov-engine --no-default-features --bench fold
 //! ```
+#![expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 
 use std::sync::OnceLock;
 

@@ -177,6 +177,10 @@ pub fn decode_snapshot(bytes: &[u8]) -> Result<State, CodecError> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 mod tests {
     use super::*;
     use crate::event::{Event, HookKind, HookReceived, PlannedMessage};

@@ -208,6 +208,10 @@ pub fn sync_dir(dir: &Path) {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 mod tests {
     use super::*;
     use crate::event::Event;

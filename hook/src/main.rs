@@ -54,9 +54,11 @@ fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     // `--harness NAME` before the command: the installed hook commands name theirs.
     let mut harness_name = None;
-    if args.first().map(String::as_str) == Some("--harness") && args.len() >= 2 {
-        harness_name = Some(args[1].clone());
-        args.drain(..2);
+    if args.first().map(String::as_str) == Some("--harness") {
+        if let Some(name) = args.get(1).cloned() {
+            harness_name = Some(name);
+            args.drain(..2);
+        }
     }
     let Some(cmd) = args.first().map(String::as_str) else {
         eprint!("{USAGE}");
@@ -73,7 +75,7 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let mut rest: Vec<String> = args[1..].to_vec();
+    let mut rest: Vec<String> = args.get(1..).unwrap_or_default().to_vec();
     if let Some(h) = harness_name {
         rest.splice(0..0, ["--harness".to_string(), h]);
     }

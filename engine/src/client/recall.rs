@@ -175,9 +175,11 @@ impl Client {
         query: &str,
         t: Duration,
     ) -> Result<Option<String>, ClientError> {
-        let mut body = json!({
-            "query": query, "mode": "context", "purpose": "coding", "score_threshold": req.score_threshold,
-        });
+        let mut body = Map::new();
+        body.insert("query".into(), json!(query));
+        body.insert("mode".into(), json!("context"));
+        body.insert("purpose".into(), json!("coding"));
+        body.insert("score_threshold".into(), json!(req.score_threshold));
         if let Some(limit) = req.limit {
             let w = [
                 ("events", 1.0),
@@ -187,15 +189,16 @@ impl Client {
                 ("resources", 3.0),
                 ("skills", 2.0),
             ];
-            body["quotas"] = quotas_json(&scale_quotas(limit, &w));
+            body.insert("quotas".into(), quotas_json(&scale_quotas(limit, &w)));
         }
         if req.peer_scope_actor {
-            body["peer_scope"] = json!("actor");
+            body.insert("peer_scope".into(), json!("actor"));
         }
         if let Some(sid) = &req.session_id {
-            body["session_id"] = json!(sid);
-            body["dedup_turns"] = json!(5);
+            body.insert("session_id".into(), json!(sid));
+            body.insert("dedup_turns".into(), json!(5));
         }
+        let body = Value::Object(body);
         let r = self.call(
             Method::Post,
             "/api/v1/search/search",
@@ -233,13 +236,17 @@ impl Client {
             &[("events", 10.0), ("entities", 10.0), ("preferences", 3.0)],
         );
         quotas.push(("experiences", 0));
+        let peer_scope = req.peer_scope_actor.then_some("actor");
         let mut body = json!({
             "query": query, "quotas": quotas_json(&quotas),
             "max_chars": (req.max_content_chars * limit).max(1000),
             "min_score": req.score_threshold, "render": true,
+            "peer_scope": peer_scope,
         });
-        if req.peer_scope_actor {
-            body["peer_scope"] = json!("actor");
+        if peer_scope.is_none() {
+            if let Some(o) = body.as_object_mut() {
+                o.remove("peer_scope");
+            }
         }
         let t = self.budget(req.deadline);
         let r = match self.call(Method::Post, "/api/v1/search/recall", Some(&body), t, None) {

@@ -1,4 +1,8 @@
 //! Integration tests of `engine`: one test binary; every file here is a module.
+#![expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 
 mod claude_transcript;
 mod client_faults;

@@ -329,6 +329,10 @@ fn kind(v: &Value) -> &'static str {
 /// The payloads of `event` in a hook log written by `scripts/record-agent.sh` (one
 /// `{"event":…,"payload":…}` per line), parsed by `parse`: the recorded agents' tests.
 #[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 pub fn recorded_payloads(
     log: &str,
     event: &str,

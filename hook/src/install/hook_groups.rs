@@ -323,6 +323,10 @@ impl PlaceFormat for HookGroupsFile {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 mod tests {
     use super::*;
 

@@ -181,6 +181,10 @@ pub fn names() -> Vec<&'static str> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 mod tests {
     use super::*;
 

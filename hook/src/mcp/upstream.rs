@@ -255,7 +255,12 @@ impl Upstream {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis());
             let n = self.reinit_counter.fetch_add(1, Ordering::Relaxed);
-            init["id"] = json!(format!("openviking-proxy-reinit-{millis}-{n}"));
+            if let Some(o) = init.as_object_mut() {
+                o.insert(
+                    "id".into(),
+                    json!(format!("openviking-proxy-reinit-{millis}-{n}")),
+                );
+            }
             s.protocol = DEFAULT_PROTOCOL.to_owned();
             s.sid = None;
             s.stale = false;
@@ -465,9 +470,11 @@ fn cause(e: &reqwest::Error) -> String {
 }
 
 fn error(id: Option<&Value>, code: i64, message: String, data: Option<Value>) -> Value {
-    let mut err = json!({"code": code, "message": message});
+    let mut err = serde_json::Map::new();
+    err.insert("code".into(), json!(code));
+    err.insert("message".into(), json!(message));
     if let Some(d) = data {
-        err["data"] = d;
+        err.insert("data".into(), d);
     }
     json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null), "error": err})
 }
@@ -513,12 +520,17 @@ fn server_message(body: &str) -> Option<String> {
 fn map_error(id: Option<&Value>, outcome: Outcome, settings: &McpSettings) -> Value {
     match outcome {
         Outcome::Http { status, body } if status == 401 || status == 403 => {
-            let mut data = json!({"status": status, "credentialSource": settings.credential_source});
+            let mut data = serde_json::Map::new();
+            data.insert("status".into(), json!(status));
+            data.insert(
+                "credentialSource".into(),
+                json!(settings.credential_source),
+            );
             if let Some(p) = &settings.credential_path {
-                data["credentialPath"] = json!(p.display().to_string());
+                data.insert("credentialPath".into(), json!(p.display().to_string()));
             }
             if let Some(m) = server_message(&body) {
-                data["serverMessage"] = json!(m);
+                data.insert("serverMessage".into(), json!(m));
             }
             error(
                 id,
@@ -526,19 +538,20 @@ fn map_error(id: Option<&Value>, outcome: Outcome, settings: &McpSettings) -> Va
                 format!(
                     "OpenViking MCP authentication failed (HTTP {status}). Check ~/.openviking/ovcli.conf or OPENVIKING_API_KEY, and verify the configured account/user for trusted mode."
                 ),
-                Some(data),
+                Some(Value::Object(data)),
             )
         }
         Outcome::Http { status, body } => {
-            let mut data = json!({"status": status});
+            let mut data = serde_json::Map::new();
+            data.insert("status".into(), json!(status));
             if let Some(m) = server_message(&body) {
-                data["serverMessage"] = json!(m);
+                data.insert("serverMessage".into(), json!(m));
             }
             error(
                 id,
                 -32002,
                 format!("OpenViking MCP upstream returned HTTP {status}."),
-                Some(data),
+                Some(Value::Object(data)),
             )
         }
         Outcome::Transport(cause) => error(

@@ -201,13 +201,15 @@ impl Player {
                 .filter(|n| *n < turn.index)
                 .collect();
             self.late.retain(|n| *n >= turn.index);
-            for n in due {
-                self.stop(&session.turns[n])?;
+            for t in due.into_iter().filter_map(|n| session.turns.get(n)) {
+                self.stop(t)?;
             }
         }
         self.pay_newline()?;
         for n in std::mem::take(&mut self.late) {
-            self.stop(&session.turns[n])?;
+            if let Some(t) = session.turns.get(n) {
+                self.stop(t)?;
+            }
         }
         if self.claude() {
             // `claude -p` ends every run with SessionEnd.

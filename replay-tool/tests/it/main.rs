@@ -3,6 +3,10 @@
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions: a panic there is a failed test"
 )]
+#![expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 
 mod cli;
 mod compact;

@@ -1,4 +1,8 @@
 //! The generator is deterministic and writes the real line shape.
+#![expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 
 use ov_testdata::{committed, random, write_session, Rng};
 

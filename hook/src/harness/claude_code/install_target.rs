@@ -144,6 +144,10 @@ pub fn is_ours(entry: &Value) -> bool {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 mod tests {
     use super::*;
     use crate::install::target::PlaceFormat;

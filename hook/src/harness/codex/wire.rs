@@ -41,6 +41,10 @@ pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 mod tests {
     use super::*;
 

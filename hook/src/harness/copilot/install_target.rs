@@ -210,6 +210,10 @@ impl InstallTarget for CopilotTarget {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 mod tests {
     use super::*;
 

@@ -124,13 +124,16 @@ fn scan_str(s: &str) -> Option<Hit<'_>> {
         let Some(start) = colon.checked_sub(NEEDLE.len()) else {
             continue;
         };
-        if !b[start..colon].eq_ignore_ascii_case(NEEDLE) {
+        if !b
+            .get(start..colon)
+            .is_some_and(|w| w.eq_ignore_ascii_case(NEEDLE))
+        {
             continue;
         }
         // `start` and `colon + 1` are char boundaries: the bytes around them are ASCII.
         let scheme = &s[start..=colon];
-        let before = start.checked_sub(1).map(|i| b[i]);
-        let after = &b[colon + 1..];
+        let before = start.checked_sub(1).and_then(|i| b.get(i).copied());
+        let after = b.get(colon + 1..).unwrap_or_default();
         if after.starts_with(b"//") {
             if before.is_some_and(is_word_byte) {
                 continue;
