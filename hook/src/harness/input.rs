@@ -257,6 +257,29 @@ pub struct PayloadFields {
     pub tools: &'static [(&'static str, &'static str)],
 }
 
+impl PayloadFields {
+    /// Claude Code's snake_case payload, which Codex and Qwen Code copy: only the turn id's
+    /// key (with the keys whose numbers read as text) and the tool names differ.
+    pub const fn claude_shape(
+        id_keys: &'static [&'static str],
+        turn_id: &'static str,
+    ) -> PayloadFields {
+        PayloadFields {
+            id_keys,
+            session_id: "session_id",
+            turn_id: Some(turn_id),
+            cwd: "cwd",
+            transcript_path: "transcript_path",
+            prompt: "prompt",
+            response_text: Some("last_assistant_message"),
+            source: "source",
+            tool_name: "tool_name",
+            tool_input: "tool_input",
+            tools: &[],
+        }
+    }
+}
+
 /// Parses a flat JSON hook payload by `fields`. Never fails: problems go to `malformed`.
 pub fn parse_fields(raw: &[u8], truncated: bool, fields: &PayloadFields) -> HookInput {
     let mut input = HookInput {

@@ -20,20 +20,8 @@ use crate::harness::HookInput;
 /// Keys whose number value is used as text.
 const ID_KEYS: &[&str] = &["session_id", "prompt_id"];
 
-/// Where this agent's payload keeps each field.
-const FIELDS: PayloadFields = PayloadFields {
-    id_keys: ID_KEYS,
-    session_id: "session_id",
-    turn_id: Some("prompt_id"),
-    cwd: "cwd",
-    transcript_path: "transcript_path",
-    prompt: "prompt",
-    response_text: Some("last_assistant_message"),
-    source: "source",
-    tool_name: "tool_name",
-    tool_input: "tool_input",
-    tools: &[],
-};
+/// Where this agent's payload keeps each field: Claude Code's shape.
+const FIELDS: PayloadFields = PayloadFields::claude_shape(ID_KEYS, "prompt_id");
 
 /// Parses a raw payload. Never fails.
 pub fn parse(raw: &[u8], truncated: bool) -> HookInput {

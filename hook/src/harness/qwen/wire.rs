@@ -28,19 +28,10 @@ const TOOLS: &[(&str, &str)] = &[
     ("run_shell_command", "Bash"),
 ];
 
-/// Where this agent's payload keeps each field.
+/// Where this agent's payload keeps each field: Claude Code's shape, with its own tool names.
 const FIELDS: PayloadFields = PayloadFields {
-    id_keys: ID_KEYS,
-    session_id: "session_id",
-    turn_id: Some("prompt_id"),
-    cwd: "cwd",
-    transcript_path: "transcript_path",
-    prompt: "prompt",
-    response_text: Some("last_assistant_message"),
-    source: "source",
-    tool_name: "tool_name",
-    tool_input: "tool_input",
     tools: TOOLS,
+    ..PayloadFields::claude_shape(ID_KEYS, "prompt_id")
 };
 
 /// Parses a raw payload. Never fails.
