@@ -401,8 +401,8 @@ impl TurnBook {
         let idx = match turn_id {
             Some(id) => self.find_or_insert(id),
             // An id-less Stop ends the latest turn that has not stopped (ZCode runs one
-            // turn at a time), whoever named it.
-            None => match self.turns.iter().rposition(|t| !t.stopped) {
+            // turn at a time), whoever named it; a turn a later one superseded is over.
+            None => match self.turns.iter().rposition(|t| !t.stopped && !t.superseded) {
                 Some(i) => i,
                 None => {
                     self.turns.push(TurnRecord::default());
