@@ -200,6 +200,36 @@ pub fn pending(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// Where a spill file that could not be read is set aside: `<name>.damaged`, next to it.
+pub fn set_aside_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!("{name}.{DAMAGED_EXTENSION}"))
+}
+
+/// The spill files of journal `dir` that were set aside as damaged, sorted.
+pub fn set_aside(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with(PREFIX) && n.ends_with(&format!(".{DAMAGED_EXTENSION}"))
+            })
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The extension added to a spill file set aside as damaged.
+const DAMAGED_EXTENSION: &str = "damaged";
+
 /// Syncs a directory so a rename or removal in it is durable (best effort).
 pub fn sync_dir(dir: &Path) {
     if let Ok(d) = fs::File::open(dir) {

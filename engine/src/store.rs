@@ -207,7 +207,7 @@ impl SessionStore {
                     }
                     Err(e) => {
                         log::error!("{e}");
-                        let aside = path.with_file_name(format!("{name}.damaged"));
+                        let aside = crate::spill::set_aside_path(&path);
                         std::fs::rename(&path, &aside).map_err(|source| StoreError::Io {
                             path: path.clone(),
                             source,

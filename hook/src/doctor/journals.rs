@@ -1,6 +1,6 @@
 //! The journal section of `ovhook doctor`: per session, unsent, in-doubt and
 //! set-aside work, hooks that stopped arriving (turns with UserPromptSubmit but
-//! no Stop), and records that could not be read.
+//! no Stop), records that could not be read, and spill files set aside as damaged.
 
 use std::path::Path;
 
@@ -41,6 +41,16 @@ pub fn report(state_root: &Path) -> Vec<Check> {
             }
         };
         let st = &folded.state;
+        for aside in ov_engine::spill::set_aside(dir) {
+            out.push(Check::new(
+                Level::Warn,
+                format!("journal {name}"),
+                format!(
+                    "spill file {} could not be read: its events are not in the journal (kept for inspection)",
+                    aside.display()
+                ),
+            ));
+        }
         for skipped in &folded.skipped {
             out.push(Check::new(
                 Level::Warn,

@@ -147,6 +147,13 @@ fn a_damaged_spill_file_is_set_aside_and_reported() {
         evs.contains(&Event::ServerReachable),
         "the good file is ingested"
     );
+    drop(store);
+    let out = env.run_with(&["doctor"], b"", &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("spill-0000000000000-1-0.ovs.damaged could not be read"),
+        "{text}"
+    );
 }
 
 /// PreToolUse waits only briefly for the lock (the agent's tool call waits on it): when the
