@@ -43,6 +43,10 @@ impl State {
                     if !f.turn_id.is_empty() {
                         self.touch_turn(&f.turn_id, at).in_rollout = true;
                     }
+                    // Hooks without a `turnId` named this turn by its `traceId`.
+                    if let Some(t) = f.trace_id.as_deref().and_then(|tr| self.turns.get_mut(tr)) {
+                        t.in_rollout = true;
+                    }
                 }
                 let messages = &self.messages;
                 self.book

@@ -545,6 +545,25 @@ fn a_turn_keeps_the_identity_it_was_planned_under() {
         .map(|m| m.key.0)
         .collect();
     assert_eq!(keys, ["turn:turn_9:user", "turn:turn_9:assistant"]);
+    // The hooks' turn (by its traceId) and the rollout's are one turn: not "uncaptured".
+    let mut worked = s.clone();
+    worked.apply(&env(
+        4,
+        Event::WorkerStarted {
+            reason: ov_engine::event::WorkerReason::Stop,
+        },
+    ));
+    worked.apply(&env(
+        5,
+        Event::MessagesPlanned {
+            messages: ov_engine::plan::plan(&s, &settings),
+        },
+    ));
+    assert!(
+        worked.turns_uncaptured().is_empty(),
+        "{:?}",
+        worked.turns_uncaptured()
+    );
 
     let old = [
         planned("trace-9", Role::User, "the prompt"),
