@@ -15,101 +15,19 @@
 use std::sync::OnceLock;
 
 use ov_engine::codec;
-use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage};
+use ov_engine::event::Envelope;
 use ov_engine::projector::State;
 use ov_engine::store::SessionStore;
-use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
+
+mod synthetic;
+
+use synthetic::session;
 
 fn main() {
     divan::main();
 }
 
 const ONE_MILLION: usize = 1_000_000;
-
-fn hook(kind: HookKind, turn: &str, text: Option<&str>) -> Event {
-    Event::HookReceived(HookReceived {
-        kind: Some(kind),
-        harness: "zcode".into(),
-        session_id: Some("sess_bench".into()),
-        turn_id: Some(turn.to_owned()),
-        cwd: Some("/home/u/project".into()),
-        prompt: (kind == HookKind::PromptSubmit).then(|| text.unwrap_or("").to_owned()),
-        response_text: (kind == HookKind::Stop).then(|| text.unwrap_or("").to_owned()),
-        tool_name: (kind == HookKind::PreToolUse).then(|| "Bash".to_owned()),
-        raw_len: 300,
-        ..HookReceived::default()
-    })
-}
-
-/// `n` events of a plausible session.
-fn session(n: usize) -> Vec<Envelope> {
-    let mut out = Vec::with_capacity(n + 8);
-    let mut at = 1_800_000_000_000u64;
-    let mut offset = 0u64;
-    let mut i = 0usize;
-    while out.len() < n {
-        let t = format!("turn_{i:08}");
-        let prompt = format!("Task {i}: change the module and run the checks.");
-        let answer = format!("Done with task {i}: the module is changed and the checks pass.");
-        let mut push = |event: Event| {
-            at += 3;
-            out.push(Envelope {
-                at_ms: at,
-                pid: 4242,
-                event,
-            });
-        };
-        push(hook(HookKind::PromptSubmit, &t, Some(&prompt)));
-        push(hook(HookKind::PreToolUse, &t, None));
-        push(hook(HookKind::Stop, &t, Some(&answer)));
-        push(Event::RolloutRead {
-            path: "/home/u/.zcode/cli/rollout/model-io-sess_bench.jsonl".into(),
-            chunk: RolloutChunk {
-                identity: FileIdentity { dev: 1, ino: 2 },
-                start: offset,
-                end: offset + 4000,
-                file_len: offset + 4000,
-                rescanned: false,
-                fragments: vec![TurnFragment {
-                    turn_id: t.clone(),
-                    prompt: Some(prompt.clone()),
-                    final_text: Some(answer.clone()),
-                    last_text: Some(answer.clone()),
-                    finished: true,
-                    interrupted: false,
-                    calls: 2,
-                    superseded: false,
-                    ..TurnFragment::default()
-                }],
-                skipped_lines: 0,
-                bad_lines: 0,
-            },
-        });
-        offset += 4000;
-        let messages: Vec<PlannedMessage> = [(Role::User, &prompt), (Role::Assistant, &answer)]
-            .into_iter()
-            .map(|(role, text)| PlannedMessage {
-                key: DedupKey::for_turn(&t, role),
-                turn_id: Some(t.clone()),
-                role,
-                content: text.clone(),
-                raw_len: text.len() as u64,
-                interrupted: false,
-            })
-            .collect();
-        let keys = messages.iter().map(|m| m.key.clone()).collect();
-        push(Event::MessagesPlanned { messages });
-        push(Event::SendStarted {
-            send_id: i as u64,
-            keys,
-            single: false,
-        });
-        push(Event::SendAcked { send_id: i as u64 });
-        i += 1;
-    }
-    out.truncate(n);
-    out
-}
 
 fn million() -> &'static [Envelope] {
     static EVENTS: OnceLock<Vec<Envelope>> = OnceLock::new();
