@@ -12,7 +12,10 @@ use ov_engine::store::SessionStore;
 use ov_journal::Durability;
 
 #[path = "../benches/synthetic.rs"]
-#[expect(dead_code, reason = "the benchmark uses session(); this example only turns()")]
+#[expect(
+    dead_code,
+    reason = "the benchmark uses session(); this example only turns()"
+)]
 mod synthetic;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -220,5 +220,11 @@ fn the_latest_prompt_is_the_last_user_message() -> R {
         }
     }
     assert!(ov_engine::transcript::copilot::latest_prompt_id(&dir.path().join("none"))?.is_none());
+    // A FIFO at the payload's path (no writer): an error at once, never a wait.
+    let fifo = dir.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes())?;
+    // SAFETY: mkfifo(3) on a NUL-terminated path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    assert!(ov_engine::transcript::copilot::latest_prompt_id(&fifo).is_err());
     Ok(())
 }

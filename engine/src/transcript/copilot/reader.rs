@@ -162,9 +162,11 @@ const LATEST_PROMPT_MAX_TAIL: u64 = 8 << 20;
 pub fn latest_prompt_id(path: &Path) -> io::Result<Option<String>> {
     use std::io::{Read, Seek, SeekFrom};
     const KEY: &[u8] = b"{\"type\":\"user.message\"";
-    let mut file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+    // Only a regular file: a FIFO or a device at the payload's path is an error, never a wait
+    // (this runs in the Stop hook).
+    let mut file = match crate::regular_file::open_stream(path) {
+        Ok(Some(f)) => f,
+        Ok(None) => return Ok(None),
         Err(e) => return Err(crate::transcript::tail::io_context(path, 0)(e)),
     };
     let len = file
