@@ -18,7 +18,7 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
             "--resumed" => {
                 resumed = Some(
                     it.next()
-                        .map(|s| ov_engine::ids::safe_part(s))
+                        .map(|s| crate::worker::journal_dir_name(s))
                         .ok_or_else(|| anyhow::anyhow!("drain: --resumed needs a session"))?,
                 )
             }

@@ -109,7 +109,7 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
 
 /// A journal directory name handed over by another process is used as is; anything
 /// else is a session id, mapped to its directory name.
-fn journal_dir_name(name: &str) -> String {
+pub(crate) fn journal_dir_name(name: &str) -> String {
     if ov_engine::ids::is_safe_part(name) {
         name.to_owned()
     } else {

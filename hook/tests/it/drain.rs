@@ -134,3 +134,44 @@ fn a_worker_compacts_a_journal_that_outgrew_its_threshold() {
         "the snapshot keeps the folded state"
     );
 }
+
+/// `drain --resumed` names the session being resumed by its journal directory (SessionStart
+/// hands it over): that session is drained as a resume, not committed, also when its id maps
+/// to a hashed directory name.
+#[test]
+fn the_resumed_session_is_named_by_its_directory_even_when_hashed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let home = tmp.path();
+    let sid = "Sess_Upper/Case";
+    hook(
+        home,
+        "user-prompt-submit",
+        &format!(r#"{{"sessionId":"{sid}","turnId":"turn_r","prompt":"resume me"}}"#),
+    );
+    let dir_name = ov_engine::ids::safe_part(sid);
+    assert!(
+        !ov_engine::ids::is_safe_part(sid),
+        "the id maps to a hashed name"
+    );
+    let out = Command::cargo_bin("ovhook")
+        .expect("binary")
+        .env_clear()
+        .env("HOME", home)
+        .env("OPENVIKING_URL", "off")
+        .args(["drain", "--resumed", &dir_name])
+        .output()
+        .expect("drain");
+    assert!(out.status.success(), "{out:?}");
+    let dir = home.join(".openviking/ovhook/journals").join(&dir_name);
+    let reasons: Vec<ov_engine::event::WorkerReason> = ov_engine::store::SessionStore::open(&dir)
+        .expect("open")
+        .events()
+        .expect("events")
+        .into_iter()
+        .filter_map(|(_, r)| match r.expect("decodes").event {
+            ov_engine::event::Event::WorkerStarted { reason } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reasons, [ov_engine::event::WorkerReason::Resume]);
+}
