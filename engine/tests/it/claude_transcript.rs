@@ -181,13 +181,13 @@ fn a_missing_file_is_none_and_a_replaced_file_is_rescanned() {
     assert!(read_chunk(&p, None, None).expect("read").is_none());
     std::fs::copy(recorded(), &p).expect("copy");
     let first = read_chunk(&p, None, None).expect("read").expect("exists");
-    std::fs::remove_file(&p).expect("rm");
+    // The old file stays (renamed) so the new one cannot reuse its inode.
+    std::fs::rename(&p, tmp.path().join("old.jsonl")).expect("mv");
     std::fs::copy(recorded(), &p).expect("copy");
     let again = read_chunk(&p, Some((first.identity, first.end)), None)
         .expect("read")
         .expect("exists");
-    if again.identity != first.identity {
-        assert!(again.rescanned);
-        assert_eq!(again.fragments.len(), first.fragments.len());
-    }
+    assert_ne!(again.identity, first.identity);
+    assert!(again.rescanned);
+    assert_eq!(again.fragments.len(), first.fragments.len());
 }

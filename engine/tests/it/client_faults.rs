@@ -453,6 +453,11 @@ fn a_200_that_is_not_openviking_json_is_never_success() {
         assert!(is_not_openviking(&e), "{e:?}");
         assert!(c.health().is_err(), "health on {body:?}");
         assert!(c.session_messages("zc-s").is_err(), "read on {body:?}");
+        let e = c.session_messages("zc-s").expect_err(body);
+        assert!(
+            is_not_openviking(&e) && e.is_unreachable(),
+            "read on {body:?}: {e:?}"
+        );
         assert!(!seen.lock().expect("seen").is_empty());
     }
 }

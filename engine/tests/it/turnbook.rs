@@ -167,6 +167,12 @@ fn a_chunk_starting_with_another_turn_supersedes_the_last_open_one() {
     b.observe_chunk(&chunk(30, 40, vec![frag("t2", None, None, Some("x"))]));
     b.observe_chunk(&r);
     assert_eq!(b.candidates().len(), 2, "t2 is still open");
+    // Nor does a rescanned chunk that starts past 0 with another turn.
+    let mut r3 = chunk(40, 50, vec![frag("t3", Some("p3"), None, None)]);
+    r3.rescanned = true;
+    r3.fragments[0].superseded = false;
+    b.observe_chunk(&r3);
+    assert_eq!(b.candidates().len(), 2, "t2 is still open after a rescan");
 }
 
 #[test]

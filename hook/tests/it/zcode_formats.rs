@@ -290,6 +290,16 @@ fn payloads_without_a_turn_id_reach_the_server_once() {
         env.drain();
         let got = held(&url, &sid);
         assert_eq!(got.len(), 2, "trace {trace:?}: {got:?}");
+        let mut roles: Vec<(&str, &str)> = got
+            .iter()
+            .map(|(r, _, c)| (r.as_str(), c.as_str()))
+            .collect();
+        roles.sort_unstable();
+        assert_eq!(
+            roles,
+            [("assistant", "id-less answer"), ("user", prompt.as_str())],
+            "trace {trace:?}"
+        );
     }
 }
 
