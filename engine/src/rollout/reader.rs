@@ -10,11 +10,7 @@ use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
 
 use super::line::{parse_line_with, LineFacts};
 
-/// A read stops after the line that takes it to this many bytes of lines; the caller reads
-/// on from its `end`. With every text of a line bounded by
-/// [`crate::text::oversized::MAX_MESSAGE_BYTES`], a chunk's texts stay far below the
-/// journal's 64 MiB frame cap.
-pub const CHUNK_LINE_BYTES: u64 = 16 << 20;
+pub use crate::transcript::tail::CHUNK_LINE_BYTES;
 
 /// An I/O failure while reading a rollout, with where it happened. Wrapped in the
 /// returned [`io::Error`] (same [`io::ErrorKind`]).
@@ -145,7 +141,6 @@ pub fn read_chunk(
     let Some(mut tail) = Tail::open(path, resume)? else {
         return Ok(None);
     };
-    let start = tail.chunk.start;
     let mut accs: Vec<Acc> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut last_idx: Option<usize> = None;
@@ -183,9 +178,6 @@ pub fn read_chunk(
                 log::debug!("rollout {}: bad line at byte {at}: {e}", path.display());
                 bad_lines += 1;
             }
-        }
-        if tail.chunk.end - start >= CHUNK_LINE_BYTES {
-            break;
         }
     }
     let mut chunk = tail.chunk;

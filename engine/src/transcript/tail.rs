@@ -6,6 +6,7 @@
 //! | only newline-terminated lines are consumed; a line still being written is read again, whole, next time | [`Tail::next_line`] |
 //! | the read stops at the length observed at open, so a growing file gives a well-defined range | [`Tail::open`] |
 //! | memory is one reused line buffer, never the file; a line over [`MAX_LINE_BYTES`] is skipped unread and counted as a bad line | [`Tail::next_line`] |
+//! | a read ends after the line that reaches [`CHUNK_LINE_BYTES`]; the caller reads on from `end` | [`Tail::next_line`] |
 //! | "anything new?" is answered from the metadata alone | [`changed_since`] |
 
 use std::fs::File;
@@ -23,6 +24,12 @@ const READ_BUF: usize = 64 * 1024;
 /// conversation so far, and a session whose window alone outgrows this is captured from its
 /// hook payloads.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// A read stops after the line that takes it to this many bytes of lines; the caller reads
+/// on from its `end` (`end < file_len` says there is more). With every text bounded by
+/// [`crate::text::oversized::MAX_MESSAGE_BYTES`], one read's fragments stay far below the
+/// journal's 64 MiB frame cap.
+pub const CHUNK_LINE_BYTES: u64 = 16 << 20;
 
 /// An open transcript positioned at the first byte to read, and the chunk being filled.
 pub struct Tail {
@@ -88,8 +95,12 @@ impl Tail {
     /// The next complete line, trimmed of surrounding ASCII whitespace, with the offset
     /// it starts at; `None` at the end of the range or before a line still being written.
     /// `chunk.end` moves past every line returned, and past every line over
-    /// [`MAX_LINE_BYTES`], which is skipped (counted in `chunk.bad_lines`).
+    /// [`MAX_LINE_BYTES`], which is skipped (counted in `chunk.bad_lines`). `None` too once
+    /// the read holds [`CHUNK_LINE_BYTES`] of lines.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        if self.chunk.end - self.chunk.start >= CHUNK_LINE_BYTES {
+            return Ok(None);
+        }
         loop {
             self.line.clear();
             let at = self.chunk.end;
@@ -134,11 +145,6 @@ impl Tail {
             }
             return Ok(Some((at, self.line.trim_ascii())));
         }
-    }
-
-    /// The transcript's path.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 }
 

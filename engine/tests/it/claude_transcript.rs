@@ -191,3 +191,46 @@ fn a_missing_file_is_none_and_a_replaced_file_is_rescanned() {
     assert!(again.rescanned);
     assert_eq!(again.fragments.len(), first.fragments.len());
 }
+
+/// Claude Code's reader shares the line walk's read cap: a transcript longer than
+/// `CHUNK_LINE_BYTES` is read in pieces, and the pieces hold the same turns as the file.
+#[test]
+fn a_long_transcript_is_read_in_pieces() {
+    use ov_engine::transcript::tail::CHUNK_LINE_BYTES;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let p = tmp.path().join("long.jsonl");
+    let mut bytes = std::fs::read(recorded()).expect("read");
+    let pad = format!(
+        "{{\"type\":\"summary\",\"summary\":\"{}\"}}\n",
+        "s".repeat(1 << 20)
+    );
+    let mut padded = pad.repeat(usize::try_from(CHUNK_LINE_BYTES >> 20).expect("fits") + 2);
+    padded.push_str(&String::from_utf8(bytes.clone()).expect("utf-8"));
+    bytes = padded.into_bytes();
+    std::fs::write(&p, &bytes).expect("write");
+    let whole = read_chunk(&recorded(), None, None)
+        .expect("read")
+        .expect("exists");
+    let (mut ids, mut reads, mut resume, mut last): (Vec<String>, usize, _, Option<String>) =
+        (Vec::new(), 0, None, None);
+    while let Some(c) = read_chunk(&p, resume, last.as_deref()).expect("read") {
+        reads += 1;
+        assert!(
+            c.end - c.start <= CHUNK_LINE_BYTES + (2 << 20),
+            "one read is bounded"
+        );
+        for f in &c.fragments {
+            if ids.last() != Some(&f.turn_id) {
+                ids.push(f.turn_id.clone());
+            }
+            last = Some(f.turn_id.clone());
+        }
+        if c.end >= c.file_len {
+            break;
+        }
+        resume = Some((c.identity, c.end));
+    }
+    assert!(reads >= 2, "read in {reads} piece(s)");
+    let want: Vec<String> = whole.fragments.iter().map(|f| f.turn_id.clone()).collect();
+    assert_eq!(ids, want);
+}

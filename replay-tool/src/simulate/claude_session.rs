@@ -40,15 +40,23 @@ pub fn parse(path: &Path, text: &str, new_id: &str) -> anyhow::Result<Session> {
             .as_str()
             .map(str::to_owned)
     });
-    let fragments: HashMap<String, (Option<String>, bool)> = read_chunk(path, None, None)?
-        .map(|c| c.fragments)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|f| {
-            let done = f.final_text.is_some();
-            (f.turn_id, (f.final_text, done))
-        })
-        .collect();
+    // Read by the engine's reader, piece after piece as the worker does.
+    let mut fragments: HashMap<String, (Option<String>, bool)> = HashMap::new();
+    let mut resume = None;
+    let mut last_turn: Option<String> = None;
+    while let Some(c) = read_chunk(path, resume, last_turn.as_deref())? {
+        for f in c.fragments {
+            last_turn = Some(f.turn_id.clone());
+            let seen = fragments.entry(f.turn_id).or_default();
+            if f.final_text.is_some() {
+                *seen = (f.final_text, f.finished);
+            }
+        }
+        if c.end <= c.start || c.end >= c.file_len {
+            break;
+        }
+        resume = Some((c.identity, c.end));
+    }
     let mut session = Session {
         harness: Harness::ClaudeCode,
         recorded_id: recorded_id.clone(),
