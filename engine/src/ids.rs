@@ -30,7 +30,6 @@ pub fn safe_part(raw: &str) -> String {
     if is_plain(raw) {
         return raw.to_owned();
     }
-    use sha2::{Digest, Sha256};
     let mut readable: String = raw
         .chars()
         .map(|c| {
@@ -48,9 +47,7 @@ pub fn safe_part(raw: &str) -> String {
     if readable.is_empty() {
         readable.push_str("unknown");
     }
-    let digest = Sha256::digest(raw.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{readable}~{}", hex.get(..HASH_HEX).unwrap_or(&hex))
+    format!("{readable}~{}", sha256_hex(raw, HASH_HEX))
 }
 
 /// Whether `name` is a value [`safe_part`] returns: a journal directory name handed from one
@@ -112,17 +109,19 @@ pub fn resolve_session_id(
         if let Some(uuid) = find_uuid(t) {
             return (uuid.to_string(), SessionIdSource::TranscriptPath);
         }
-        return (hex24(t), SessionIdSource::TranscriptPath);
+        return (sha256_hex(t, 24), SessionIdSource::TranscriptPath);
     }
-    (format!("cwd-{}", &hex24(cwd)[..20]), SessionIdSource::Cwd)
+    (format!("cwd-{}", sha256_hex(cwd, 20)), SessionIdSource::Cwd)
 }
 
-fn hex24(s: &str) -> String {
+/// The first `n` (even, at most 64) hex digits of the SHA-256 of `s`.
+fn sha256_hex(s: &str, n: usize) -> String {
     use sha2::{Digest, Sha256};
+    use std::fmt::Write as _;
     let digest = Sha256::digest(s.as_bytes());
-    let mut out = String::with_capacity(24);
-    for b in digest.iter().take(12) {
-        out.push_str(&format!("{b:02x}"));
+    let mut out = String::with_capacity(n);
+    for b in digest.iter().take(n / 2) {
+        let _ = write!(out, "{b:02x}");
     }
     out
 }
