@@ -176,9 +176,30 @@ pub fn write(dir: &Path, events: &[Envelope]) -> Result<PathBuf, SpillError> {
     Ok(path)
 }
 
-/// Reads and verifies a spill file.
+/// The largest spill file read: one hook's events, each at most a journal frame.
+const MAX_SPILL_BYTES: u64 = 4 * ov_journal::MAX_PAYLOAD_LEN as u64;
+
+/// Reads and verifies a spill file: a regular file of at most [`MAX_SPILL_BYTES`] (anything
+/// else is damaged, so it is set aside rather than waited on or read whole).
 pub fn read(path: &Path) -> Result<Vec<Envelope>, SpillError> {
-    let bytes = fs::read(path).map_err(io(path))?;
+    let damaged = |what| SpillError::Damaged {
+        path: path.to_path_buf(),
+        offset: 0,
+        what,
+    };
+    let bytes = match crate::regular_file::read(path, MAX_SPILL_BYTES) {
+        Ok(Some(b)) => b,
+        Ok(None) => return Err(io(path)(std::io::ErrorKind::NotFound.into())),
+        Err(crate::regular_file::RegularFileError::Io { source, .. }) => {
+            return Err(io(path)(source))
+        }
+        Err(crate::regular_file::RegularFileError::NotRegular { .. }) => {
+            return Err(damaged("not a regular file"))
+        }
+        Err(crate::regular_file::RegularFileError::TooLarge { .. }) => {
+            return Err(damaged("larger than any spill file"))
+        }
+    };
     decode(&bytes, path)
 }
 

@@ -129,9 +129,15 @@ fn a_damaged_spill_file_is_set_aside_and_reported() {
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     std::fs::write(&bad, bytes).expect("write");
+    // A FIFO under a spill file's name is set aside too, never waited on.
+    let fifo = dir.join("spill-0000000000000-2-0.ovs");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+    // SAFETY: mkfifo(3) on a NUL-terminated path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let store = SessionStore::open(&dir).expect("open");
     assert!(spill_files(&dir).is_empty());
     assert!(dir.join("spill-0000000000000-1-0.ovs.damaged").exists());
+    assert!(dir.join("spill-0000000000000-2-0.ovs.damaged").exists());
     let evs: Vec<Event> = store
         .events()
         .expect("events")
