@@ -31,7 +31,7 @@ use crate::turnbook::TurnBook;
 pub fn planned_message(candidate: Candidate, max_length: Option<usize>) -> Option<PlannedMessage> {
     let raw_len = candidate.content.len() as u64;
     if let Some(len) = oversized::stand_in_len(&candidate.content)
-        .or_else(|| (candidate.content.len() > oversized::MAX_MESSAGE_BYTES).then_some(raw_len))
+        .or_else(|| (!oversized::fits(&candidate.content)).then_some(raw_len))
     {
         return Some(PlannedMessage {
             key: candidate.key,

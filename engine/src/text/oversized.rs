@@ -24,12 +24,17 @@ pub fn stand_in(len: usize) -> String {
     format!("{STAND_IN_PREFIX}{len}")
 }
 
-/// `text` itself when it fits in [`MAX_MESSAGE_BYTES`], else its stand-in.
+/// Whether a message text is carried and sent as it is (at most [`MAX_MESSAGE_BYTES`]).
+pub fn fits(text: &str) -> bool {
+    text.len() <= MAX_MESSAGE_BYTES
+}
+
+/// `text` itself when it [`fits`], else its stand-in.
 pub fn bounded(text: String) -> String {
-    if text.len() > MAX_MESSAGE_BYTES {
-        stand_in(text.len())
-    } else {
+    if fits(&text) {
         text
+    } else {
+        stand_in(text.len())
     }
 }
 

@@ -248,7 +248,7 @@ impl Faults {
 
     /// The proxy kinds any fault uses.
     pub fn proxies(&self) -> Vec<Proxy> {
-        let mut v: Vec<Proxy> = self
+        let v: Vec<Proxy> = self
             .0
             .iter()
             .filter_map(|f| match f {
@@ -258,8 +258,14 @@ impl Faults {
                 _ => None,
             })
             .collect();
-        v.dedup();
-        v
+        // One proxy per kind, whatever the order the faults were named in.
+        let mut kinds: Vec<Proxy> = Vec::new();
+        for p in v {
+            if !kinds.contains(&p) {
+                kinds.push(p);
+            }
+        }
+        kinds
     }
 
     /// The hostile repositories of the run.
@@ -421,6 +427,12 @@ fn turn(s: &str, item: &str) -> Result<usize, String> {
 )]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_proxy_per_kind_whatever_the_order() {
+        let f = Faults::parse("server-slow@0-0,server-html@1-1,server-slow@2-2").expect("parse");
+        assert_eq!(f.proxies(), [Proxy::Slow, Proxy::Html]);
+    }
 
     fn one(s: &str) -> Fault {
         let f = Faults::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"));

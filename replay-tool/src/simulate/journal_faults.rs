@@ -19,9 +19,9 @@ fn segments(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         .with_context(|| format!("could not list {}", dir.display()))?
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ovj"))
+        .filter(|p| ov_journal::segment_id(p).is_some())
         .collect();
-    v.sort();
+    v.sort_by_key(|p| ov_journal::segment_id(p));
     Ok(v)
 }
 
@@ -50,7 +50,10 @@ pub fn flip_first(dir: &Path) -> anyhow::Result<()> {
         .into_iter()
         .next()
         .context("the journal has no segment")?;
-    flip(&first, 32 + 16 + 4)
+    flip(
+        &first,
+        ov_journal::SEGMENT_HEADER_LEN + ov_journal::FRAME_HEADER_LEN + 4,
+    )
 }
 
 /// A byte in the middle of the newest (active) segment.
@@ -69,7 +72,10 @@ pub fn compact(dir: &Path) -> anyhow::Result<()> {
 pub fn flip_snapshot(dir: &Path) -> anyhow::Result<()> {
     compact(dir)?;
     let last = segments(dir)?.pop().context("the journal has no segment")?;
-    flip(&last, 32 + 16 + 8)
+    flip(
+        &last,
+        ov_journal::SEGMENT_HEADER_LEN + ov_journal::FRAME_HEADER_LEN + 8,
+    )
 }
 
 /// Compacts over and over until the returned flag is set (errors are expected while hooks
@@ -88,7 +94,7 @@ pub fn compact_loop(dir: PathBuf) -> (Arc<AtomicBool>, JoinHandle<()>) {
 
 /// Holds the journal's exclusive lock for `hold` from another thread; returns once it is held.
 pub fn hold_lock(dir: &Path, hold: Duration) -> anyhow::Result<JoinHandle<()>> {
-    let path = dir.join("LOCK");
+    let path = dir.join(ov_journal::LOCK_FILE);
     let (tx, rx) = std::sync::mpsc::channel();
     let handle = std::thread::spawn(move || {
         let lock = ov_journal::FileLock::try_exclusive(&path, Duration::from_secs(10));

@@ -217,15 +217,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     }
     workers::wait_idle(&state, timeout).context("could not wait for ovhook workers after drain")?;
 
-    let mut expected = expected_turns(&session);
-    // An answer over the frame cap is set aside, never sent: only its prompt is expected.
-    for n in &huge {
-        if let Some(t) = session.turns.get(*n) {
-            if let Some(e) = expected.iter_mut().find(|e| e.turn_id == t.turn_id) {
-                e.answer.clear();
-            }
-        }
-    }
+    let expected = expected_turns(&session);
     let secrets_leaked = repo::files_containing(&[&state, &logs], faults::PLANTED_SECRET);
     let server_session = format!("{}{session_id}", session.harness.remote_prefix());
     let counts = match &access {
@@ -347,16 +339,22 @@ fn print_report(report: &Report, json: bool, stats: &mut HookStats) -> anyhow::R
 
 /// The turns the server should hold, once each (a turn id that recurs counts once).
 fn expected_turns(session: &Session) -> Vec<ExpectedTurn> {
+    // A message over the engine's size limit is set aside, never sent: it is not expected.
+    let sent = |text: Option<&String>| {
+        text.filter(|t| ov_engine::text::oversized::fits(t))
+            .cloned()
+            .unwrap_or_default()
+    };
     let mut out: Vec<ExpectedTurn> = Vec::new();
     for t in session.turns.iter().filter(|t| t.complete) {
-        let answer = t.final_text.clone().unwrap_or_default();
+        let answer = sent(t.final_text.as_ref());
         match out.iter_mut().find(|e| e.turn_id == t.turn_id) {
             Some(e) => e.answer = answer,
             None => out.push(ExpectedTurn {
                 turn_id: t.turn_id.clone(),
                 // Only the user's words are captured (a task notification is none), then
                 // what the user typed into the running turn.
-                prompt: t.user_message.clone().unwrap_or_default(),
+                prompt: sent(t.user_message.as_ref()),
                 answer,
             }),
         }

@@ -40,7 +40,8 @@ pub struct Line {
     pub tool_calls: Vec<ToolCall>,
 }
 
-/// Size of a `huge-answer` answer: over half the journal's 64 MiB frame cap.
+/// Size of a `huge-answer` answer: over the engine's 8 MiB message limit and over half the
+/// journal's 64 MiB frame cap (what broke capture before the limit).
 pub const HUGE_ANSWER: usize = 33 << 20;
 
 /// One turn as ZCode played it.
