@@ -133,7 +133,7 @@ fn sweep_others(root: &Path, own: &str) {
         let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
-        if name == own || name.contains(".corrupt-") {
+        if name == own {
             continue;
         }
         // Read-only look first: most sessions are settled.

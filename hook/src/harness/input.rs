@@ -290,7 +290,7 @@ pub fn parse_fields(raw: &[u8], truncated: bool, fields: &PayloadFields) -> Hook
         object,
         mut problems,
     } = decode(raw, truncated);
-    let Some(obj) = object else {
+    let Some(mut obj) = object else {
         input.malformed = Some(problems.join("; "));
         return input;
     };
@@ -309,7 +309,8 @@ pub fn parse_fields(raw: &[u8], truncated: bool, fields: &PayloadFields) -> Hook
             .find(|(name, _)| *name == native)
             .map_or(native, |(_, ours)| (*ours).to_owned())
     });
-    input.tool_input = obj.get(fields.tool_input).filter(|v| !v.is_null()).cloned();
+    // Taken, not copied: a Write's input holds a whole file.
+    input.tool_input = obj.remove(fields.tool_input).filter(|v| !v.is_null());
     if !problems.is_empty() {
         input.malformed = Some(problems.join("; "));
     }

@@ -252,6 +252,22 @@ impl Invocation {
     }
 }
 
+/// Starts the session's worker for `reason` once the hook's event is `journaled`: detached, or
+/// in process under `OVHOOK_NO_DETACH=1` (not when the event was spilled: the journal's lock
+/// is held, and an inline worker would wait for it past the hook's budget).
+fn start_worker(inv: &Invocation, journaled: Journaled, reason: ov_engine::event::WorkerReason) {
+    let dir = ov_engine::ids::safe_part(&inv.session_id);
+    if std::env::var_os("OVHOOK_NO_DETACH").is_some_and(|v| v == "1") {
+        let Journaled::Store(store) = journaled else {
+            return;
+        };
+        drop(store);
+        let _ = crate::worker::run_session(&inv.root, &dir, reason);
+        return;
+    }
+    crate::detach::spawn_self(&["worker", "--session", &dir, "--reason", reason.as_str()]);
+}
+
 /// Where [`Invocation::open_journaling`] put its event.
 pub enum Journaled {
     /// In the journal, whose store is open.

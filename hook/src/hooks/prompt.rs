@@ -28,7 +28,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     // Only the user's own words are a recall query: wrappers hold URLs and paths.
     let prompt = ov_engine::text::user_words(inv.input.prompt.as_deref()?)?;
     let hash = xxhash_rust::xxh3::xxh3_64(prompt.as_bytes());
-    let max = inv.output_cap(&cfg);
+    // The harness's output cap is read only once something may be printed.
     if let Some(cached) = state.cached_recall(hash) {
         let block = cached.map(str::to_string);
         journal(
@@ -43,12 +43,15 @@ pub fn handle(inv: &Invocation) -> Option<String> {
             },
             Durability::Buffered,
         );
-        return inv
-            .harness
-            .context_output(HookEvent::UserPromptSubmit, &block?, max);
+        return inv.harness.context_output(
+            HookEvent::UserPromptSubmit,
+            &block?,
+            inv.output_cap(&cfg),
+        );
     }
     let now = ov_engine::store::now_ms();
     let client = inv.client(&cfg, &state)?;
+    let max = inv.output_cap(&cfg);
     let budget = cfg.network.recall_budget().min(inv.budget.network_left());
     let mut req = ov_engine::client::RecallRequest::new(prompt, budget);
     req.session_id = Some(inv.harness.remote_session_id(&inv.session_id));

@@ -57,7 +57,7 @@ pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
         object,
         mut problems,
     } = decode(raw, truncated);
-    let Some(obj) = object else {
+    let Some(mut obj) = object else {
         input.malformed = Some(problems.join("; "));
         return input;
     };
@@ -83,9 +83,10 @@ pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
                 .map(str::to_string)
         });
     }
+    // Taken, not copied: a Write's input holds a whole file.
     input.tool_input = TOOL_INPUT_KEYS
         .iter()
-        .find_map(|k| obj.get(*k).filter(|v| !v.is_null()).cloned());
+        .find_map(|k| obj.remove(*k).filter(|v| !v.is_null()));
     input.tool_call_count = TOOL_COUNT_KEYS
         .iter()
         .find_map(|k| obj.get(*k).and_then(Value::as_u64));
