@@ -383,16 +383,16 @@ fn every_hook_logs_its_errors() {
     // `journals` is a file: no session journal can be opened.
     std::fs::write(env.state().join("journals"), b"not a folder").unwrap();
     let log = env.state().join("ovhook.log");
-    for cmd in [
-        "pre-tool-use",
-        "session-start",
-        "user-prompt-submit",
-        "stop",
+    for (cmd, event) in [
+        ("pre-tool-use", "PreToolUse"),
+        ("session-start", "SessionStart"),
+        ("user-prompt-submit", "UserPromptSubmit"),
+        ("stop", "Stop"),
     ] {
         let _ = std::fs::remove_file(&log);
         let payload = json!({
             "session_id": "sess_log",
-            "hook_event_name": cmd,
+            "hook_event_name": event,
             "tool_name": "Read",
             "tool_input": {"file_path": "viking://~/x"},
             "prompt": "hello",
@@ -404,6 +404,14 @@ fn every_hook_logs_its_errors() {
             text.contains("ERROR") && text.contains("sess_log"),
             "{cmd} logged nothing: {text:?}"
         );
+        // The handler itself ran: the payload names this event.
+        assert!(!text.contains("not acted on"), "{cmd}: {text:?}");
+        if cmd == "pre-tool-use" {
+            assert!(
+                String::from_utf8_lossy(&out.stdout).contains("deny"),
+                "the guard denied"
+            );
+        }
     }
 }
 
