@@ -30,6 +30,14 @@ pub enum MessageStatus {
     },
 }
 
+impl MessageStatus {
+    /// Nothing more will happen to the message: the server holds it, or it was set aside for
+    /// good. Pending and in-flight messages are unsettled.
+    pub fn is_settled(&self) -> bool {
+        matches!(self, MessageStatus::Acked | MessageStatus::SetAside { .. })
+    }
+}
+
 /// One planned message and its fate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageRecord {
@@ -284,12 +292,7 @@ impl State {
         let unsettled: std::collections::BTreeSet<&str> = self
             .messages
             .values()
-            .filter(|r| {
-                !matches!(
-                    r.status,
-                    MessageStatus::Acked | MessageStatus::SetAside { .. }
-                )
-            })
+            .filter(|r| !r.status.is_settled())
             .filter_map(|r| r.turn_id.as_deref())
             .collect();
         let mut cursor = None;

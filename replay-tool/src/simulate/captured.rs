@@ -47,10 +47,7 @@ pub fn journal_messages(state_dir: &Path, session: &str) -> Option<Vec<ServerMes
 fn pending_turn_count(state: &State) -> usize {
     let mut turns = std::collections::BTreeSet::new();
     for r in state.messages.values() {
-        if matches!(
-            r.status,
-            MessageStatus::Pending | MessageStatus::InFlight { .. }
-        ) {
+        if !r.status.is_settled() {
             turns.insert(r.turn_id.clone().unwrap_or_default());
         }
     }

@@ -134,7 +134,6 @@ pub fn tell(view: &JournalView, turn_id: &str) -> Story {
         }
         let text = sentence(
             turn_id,
-            pos,
             env,
             &before,
             &state,
@@ -198,12 +197,10 @@ fn all_acked(state: &State, turn_id: &str) -> bool {
 
 fn unsettled(state: &State, turn_id: &str) -> bool {
     turn_keys(state, turn_id).iter().any(|k| {
-        state.messages.get(*k).is_some_and(|r| {
-            matches!(
-                r.status,
-                MessageStatus::Pending | MessageStatus::InFlight { .. }
-            )
-        })
+        state
+            .messages
+            .get(*k)
+            .is_some_and(|r| !r.status.is_settled())
     })
 }
 /// The human rendering of a story.

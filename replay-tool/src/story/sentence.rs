@@ -6,7 +6,6 @@ use ov_engine::event::{Envelope, Event, HookKind};
 use ov_engine::failure::Failure;
 use ov_engine::projector::{MessageStatus, State};
 use ov_engine::turn::{DedupKey, Role};
-use ov_journal::Position;
 
 use super::{all_acked, unsettled};
 use crate::render::{duration, quote};
@@ -41,7 +40,6 @@ fn key_list(keys: &[&DedupKey], state: &State) -> String {
 // shows what it reads and writes.
 pub(super) fn sentence(
     turn_id: &str,
-    _pos: Position,
     env: &Envelope,
     before: &State,
     after: &State,
