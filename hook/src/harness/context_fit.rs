@@ -44,6 +44,37 @@ pub fn fit(
     best.filter(|_| lo > 0)
 }
 
+/// The deny line `render(reason)`, or with the longest prefix of `reason` whose line is
+/// shorter than `max_bytes` (a denial matters more than its full text). None when not even an
+/// empty reason fits.
+pub fn fit_reason(
+    reason: &str,
+    max_bytes: usize,
+    render: impl Fn(&str) -> String,
+) -> Option<String> {
+    let line = render(reason);
+    if line.len() < max_bytes {
+        return Some(line);
+    }
+    let byte_at = |n: usize| {
+        reason
+            .char_indices()
+            .nth(n)
+            .map_or(reason.len(), |(i, _)| i)
+    };
+    let (mut lo, mut hi) = (0usize, reason.chars().count());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if render(reason.get(..byte_at(mid)).unwrap_or(reason)).len() < max_bytes {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let line = render(reason.get(..byte_at(lo)).unwrap_or(reason).trim_end());
+    (line.len() < max_bytes).then_some(line)
+}
+
 #[cfg(test)]
 #[expect(
     clippy::indexing_slicing,
@@ -51,6 +82,27 @@ pub fn fit(
 )]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reason_is_cut_to_fit_and_a_denial_is_never_dropped_for_its_length() {
+        let reason = format!("Use OpenViking MCP grep instead: {}", "é".repeat(20_000));
+        let line = fit_reason(&reason, 1000, plain).expect("a denial fits");
+        assert!(line.len() < 1000);
+        assert!(line.starts_with("{\"c\":\"Use OpenViking MCP grep instead: "));
+        assert_eq!(
+            fit_reason("short", 1000, plain).as_deref(),
+            Some("{\"c\":\"short\"}")
+        );
+        assert_eq!(
+            fit_reason("short", 5, plain),
+            None,
+            "not even an empty reason fits"
+        );
+        // Every harness's deny goes through it.
+        assert!(crate::harness::claude_code::output::deny(&reason, 1000).is_some());
+        assert!(crate::harness::copilot::output::deny(&reason, 1000).is_some());
+        assert!(crate::harness::zcode::output::deny(&reason, 1000).is_some());
+    }
 
     fn plain(t: &str) -> String {
         serde_json::json!({ "c": t }).to_string()

@@ -9,7 +9,7 @@
 
 use serde_json::json;
 
-use crate::harness::context_fit::fit;
+use crate::harness::context_fit::{fit, fit_reason};
 use crate::harness::HookEvent;
 
 /// Longest `additionalContext` Claude Code passes to the model as it is, in characters.
@@ -31,15 +31,16 @@ pub fn context(event: HookEvent, text: &str, max_bytes: usize) -> Option<String>
     fit(text, MAX_CONTEXT_CHARS, max_bytes, |t| render(event, t))
 }
 
-/// The PreToolUse deny output.
+/// The PreToolUse deny output, the reason cut to fit by [`fit_reason`].
 pub fn deny(reason: &str, max_bytes: usize) -> Option<String> {
-    let line = json!({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": "deny",
-        "permissionDecisionReason": reason,
-    }})
-    .to_string();
-    (line.len() < max_bytes).then_some(line)
+    fit_reason(reason, max_bytes, |r| {
+        json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": r,
+        }})
+        .to_string()
+    })
 }
 
 #[cfg(test)]

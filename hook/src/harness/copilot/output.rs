@@ -12,7 +12,7 @@
 
 use serde_json::json;
 
-use crate::harness::context_fit::fit;
+use crate::harness::context_fit::{fit, fit_reason};
 use crate::harness::HookEvent;
 
 /// Most characters of context injected at once.
@@ -29,11 +29,11 @@ pub fn context(event: HookEvent, text: &str, max_bytes: usize) -> Option<String>
     })
 }
 
-/// The preToolUse deny output.
+/// The preToolUse deny output, the reason cut to fit by [`fit_reason`].
 pub fn deny(reason: &str, max_bytes: usize) -> Option<String> {
-    let line =
-        json!({"permissionDecision": "deny", "permissionDecisionReason": reason}).to_string();
-    (line.len() < max_bytes).then_some(line)
+    fit_reason(reason, max_bytes, |r| {
+        json!({"permissionDecision": "deny", "permissionDecisionReason": r}).to_string()
+    })
 }
 
 #[cfg(test)]

@@ -8,84 +8,34 @@
 
 use serde_json::json;
 
+use crate::harness::context_fit::{fit, fit_reason};
 use crate::harness::HookEvent;
 
-/// Marker appended when context had to be cut to fit the output cap.
-const CUT_MARKER: &str = "\n… [truncated to fit the hook output limit]";
-
 /// The `additionalContext` output for SessionStart / UserPromptSubmit, cut to
-/// fit `max_bytes` (newline included). None when `text` is empty or the event
-/// takes no context (Stop must print nothing: ZCode would show it as an
-/// assistant message).
+/// fit `max_bytes` (newline included) by [`fit`]. None when `text` is empty or the event
+/// takes no context (Stop must print nothing: ZCode would show it as an assistant
+/// message).
 pub fn context(event: HookEvent, text: &str, max_bytes: usize) -> Option<String> {
-    if text.trim().is_empty()
-        || !matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit)
-    {
+    if !matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit) {
         return None;
     }
-    let render = |t: &str| {
+    fit(text, usize::MAX, max_bytes, |t| {
         json!({"hookSpecificOutput": {"hookEventName": event.wire_name(), "additionalContext": t}})
             .to_string()
-    };
-    let line = render(text);
-    if line.len() < max_bytes {
-        return Some(line);
-    }
-    // Escaping can expand a byte up to six times (`\u0001`), so search the
-    // longest prefix whose rendering fits: O(log n) renders.
-    let (mut lo, mut hi) = (0usize, text.len());
-    let mut best = None;
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        let mut cut = mid;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let candidate = render(&format!("{}{CUT_MARKER}", &text[..cut]));
-        if candidate.len() < max_bytes {
-            best = Some(candidate);
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    best.filter(|_| lo > 0)
+    })
 }
 
 /// The PreToolUse deny output, under `max_bytes` (newline included): the reason is cut to fit
-/// (a denial matters more than its full text); None when not even an empty reason fits.
+/// by [`fit_reason`]; None when not even an empty reason fits.
 pub fn deny(reason: &str, max_bytes: usize) -> Option<String> {
-    let render = |r: &str| {
+    fit_reason(reason, max_bytes, |r| {
         json!({"hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
             "permissionDecisionReason": r,
         }})
         .to_string()
-    };
-    let line = render(reason);
-    if line.len() < max_bytes {
-        return Some(line);
-    }
-    let (mut lo, mut hi) = (0usize, reason.len());
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        let mut cut = mid;
-        while !reason.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        if render(&reason[..cut]).len() < max_bytes {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    let mut cut = lo;
-    while !reason.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let line = render(reason[..cut].trim_end());
-    (line.len() < max_bytes).then_some(line)
+    })
 }
 
 #[cfg(test)]
@@ -95,6 +45,7 @@ pub fn deny(reason: &str, max_bytes: usize) -> Option<String> {
 )]
 mod tests {
     use super::*;
+    use crate::harness::context_fit::CUT_MARKER;
     use serde_json::Value;
 
     #[test]
