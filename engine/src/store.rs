@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ov_journal::{Damage, Durability, Entry, FrameKind, Journal, Options, Position};
+use ov_journal::{Durability, Entry, FrameKind, Journal, Options, Position};
 
 use crate::codec::{self, CodecError};
 use crate::event::{Envelope, Event};
@@ -74,8 +74,6 @@ pub struct Folded {
     pub snapshot_segment: Option<u64>,
     /// Records folded after that snapshot (or from the start).
     pub records_after_snapshot: u64,
-    /// Damaged ranges the fold read around (their events are lost).
-    pub damage: Vec<Damage>,
     /// Acknowledged state may be missing: a damaged range was met, or the fold could not
     /// reach back to the journal's first event (no snapshot it could decode, older segments
     /// removed).
@@ -458,7 +456,6 @@ fn fold_after(reader: &ov_journal::Reader, mut state: State, end: Position) -> O
         from_snapshot: false,
         snapshot_segment: None,
         records_after_snapshot: records,
-        damage: Vec::new(),
         lost: false,
         unreported: Vec::new(),
     })
@@ -559,7 +556,6 @@ pub fn fold_reader(reader: &ov_journal::Reader) -> Folded {
         from_snapshot,
         records_after_snapshot,
         lost: lost_prefix || !damage.is_empty(),
-        damage,
         unreported,
     }
 }

@@ -29,8 +29,8 @@ pub struct LineFacts {
     /// `role:"user"` message of `request.messages` that is not only injected context,
     /// unless a synthetic message (a task notification) comes after it. On a turn's first
     /// line it is the prompt; on a later line, a message further on is steering. `None` when the window holds
-    /// no such message (a `tail` window that starts after the prompt), or when the caller
-    /// did not ask for it. Its stand-in when it is over the message limit.
+    /// no such message (a `tail` window that starts after the prompt). Its stand-in when
+    /// it is over the message limit.
     pub prompt: Option<String>,
     /// `response.finishReason`; `None` for an interrupted call.
     pub finish_reason: Option<String>,
@@ -181,15 +181,6 @@ fn is_main_conversation(wire: &WireLine<'_>) -> bool {
 /// Parses one line (without its newline). `Ok(None)`: a line ignored on purpose (not
 /// `type:"model_io"`, or not the main conversation: see `is_main_conversation`).
 pub fn parse_line(line: &[u8]) -> Result<Option<LineFacts>, LineError> {
-    parse_line_with(line, true)
-}
-
-/// [`parse_line`], decoding the prompt only when `want_prompt` (the reader skips it for
-/// turns whose prompt it already has).
-pub(crate) fn parse_line_with(
-    line: &[u8],
-    want_prompt: bool,
-) -> Result<Option<LineFacts>, LineError> {
     let wire: WireLine<'_> = serde_json::from_slice(line)?;
     if wire.kind.as_deref() != Some("model_io") {
         return Ok(None);
@@ -213,30 +204,28 @@ pub(crate) fn parse_line_with(
             Some("tail" | "delta") => req.message_offset.unwrap_or(0),
             _ => 0,
         };
-        if want_prompt {
-            for (i, m) in req
-                .messages
-                .as_deref()
-                .unwrap_or_default()
-                .iter()
-                .enumerate()
-                .rev()
-            {
-                if m.role.as_deref() != Some("user") {
-                    continue;
+        for (i, m) in req
+            .messages
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .rev()
+        {
+            if m.role.as_deref() != Some("user") {
+                continue;
+            }
+            let Some(raw) = m.content else { continue };
+            match text::classify_user(&content_text(raw)?) {
+                UserText::Words(w) => {
+                    prompt = Some(text::oversized::bounded(w));
+                    prompt_at = Some(offset.saturating_add(i as u64));
+                    break;
                 }
-                let Some(raw) = m.content else { continue };
-                match text::classify_user(&content_text(raw)?) {
-                    UserText::Words(w) => {
-                        prompt = Some(text::oversized::bounded(w));
-                        prompt_at = Some(offset.saturating_add(i as u64));
-                        break;
-                    }
-                    // The turn began with a message the user did not write: it has no
-                    // prompt, and an earlier user message belongs to an earlier turn.
-                    UserText::Synthetic => break,
-                    UserText::Injected => {}
-                }
+                // The turn began with a message the user did not write: it has no
+                // prompt, and an earlier user message belongs to an earlier turn.
+                UserText::Synthetic => break,
+                UserText::Injected => {}
             }
         }
     }

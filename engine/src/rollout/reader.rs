@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::transcript::tail::Tail;
 use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
 
-use super::line::{parse_line_with, LineFacts};
+use super::line::{parse_line, LineFacts};
 
 pub use crate::transcript::tail::CHUNK_LINE_BYTES;
 
@@ -152,7 +152,7 @@ pub fn read_chunk(
             continue;
         }
         // Every line's last user message is decoded: after the prompt, it is steering.
-        match parse_line_with(body, true) {
+        match parse_line(body) {
             Ok(Some(facts)) => {
                 let idx = match index.get(&facts.turn_id) {
                     Some(&i) => i,
