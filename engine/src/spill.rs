@@ -179,7 +179,7 @@ pub fn write(dir: &Path, events: &[Envelope]) -> Result<PathBuf, SpillError> {
 /// The largest spill file read: one hook's events, each at most a journal frame.
 const MAX_SPILL_BYTES: u64 = 4 * ov_journal::MAX_PAYLOAD_LEN as u64;
 
-/// Reads and verifies a spill file: a regular file of at most [`MAX_SPILL_BYTES`] (anything
+/// Reads and verifies a spill file: a regular file of at most four journal frames (anything
 /// else is damaged, so it is set aside rather than waited on or read whole).
 pub fn read(path: &Path) -> Result<Vec<Envelope>, SpillError> {
     let damaged = |what| SpillError::Damaged {

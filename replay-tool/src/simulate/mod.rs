@@ -125,15 +125,11 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     }
     let claude = session.harness == session::Harness::ClaudeCode;
     let rollout = if claude {
-        // Claude Code's project folder: the working directory, every non-alphanumeric `-`.
-        let project: String = work
-            .display()
-            .to_string()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
+        // Where ovhook looks for it: Claude Code's project folder of the working directory.
         home.join(".claude/projects")
-            .join(project)
+            .join(ov_engine::transcript::claude_code::project_dir_name(
+                &work.display().to_string(),
+            ))
             .join(format!("{session_id}.jsonl"))
     } else {
         home.join(".zcode/cli/rollout")

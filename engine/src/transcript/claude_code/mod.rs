@@ -34,3 +34,11 @@ mod reader;
 
 pub use line::{parse_entry, AssistantLine, Entry, EntryError};
 pub use reader::read_chunk;
+
+/// The project folder name Claude Code gives a working directory (its transcripts are under
+/// `projects/<name>/`): every character other than an ASCII letter or digit becomes `-`.
+pub fn project_dir_name(cwd: &str) -> String {
+    cwd.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}

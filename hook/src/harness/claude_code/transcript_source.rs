@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use ov_engine::delivery::TranscriptSource;
+use ov_engine::transcript::claude_code::project_dir_name;
 use ov_engine::turn::{FileIdentity, RolloutChunk};
 
 /// Claude Code's configuration directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
@@ -11,14 +12,6 @@ pub fn config_dir(home: &Path) -> PathBuf {
         Some(d) if !d.is_empty() => PathBuf::from(d),
         _ => home.join(".claude"),
     }
-}
-
-/// The project folder name Claude Code gives a working directory: every character
-/// other than an ASCII letter or digit becomes `-`.
-pub fn project_dir_name(cwd: &str) -> String {
-    cwd.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
 }
 
 /// Where the transcript of `session_id` is: `<config>/projects/<cwd's name>/<id>.jsonl`,
