@@ -13,7 +13,9 @@
 //! `{"url": <server base URL>, "until_ms": <unix ms>, "reason": <one line>}`. It applies only
 //! to the URL it names (a reconfigured server is tried at once). A missing, unreadable or
 //! foreign file means "no back-off": the file can only make hooks skip the network, never
-//! make them wait.
+//! make them wait. A window lasts at most [`crate::clock::MAX_BACKOFF_MS`], and one that ends
+//! further away than that was written by a clock ahead of ours: it is over
+//! ([`crate::clock::backing_off`]).
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -47,12 +49,14 @@ pub fn read(root: &Path) -> Option<SharedBackoff> {
 
 /// True when hooks must skip `url` at `now_ms`.
 pub fn active(root: &Path, url: &str, now_ms: u64) -> bool {
-    read(root).is_some_and(|b| b.url == url && now_ms < b.until_ms)
+    read(root).is_some_and(|b| b.url == url && crate::clock::backing_off(b.until_ms, now_ms))
 }
 
-/// Starts (or extends) the window for `url`. Best effort: a failure to write only means the
-/// next session tries the server again.
+/// Starts (or extends) the window for `url`, for `for_ms` capped to
+/// [`crate::clock::MAX_BACKOFF_MS`]. Best effort: a failure to write only means the next
+/// session tries the server again.
 pub fn start(root: &Path, url: &str, now_ms: u64, for_ms: u64, reason: &str) {
+    let for_ms = crate::clock::backoff_len(for_ms);
     if for_ms == 0 {
         return;
     }
@@ -116,5 +120,23 @@ mod tests {
         assert!(!active(&root, "http://a", 50));
         start(&root, "http://a", 10, 0, "no window");
         assert!(read(&root).is_none());
+    }
+
+    #[test]
+    fn a_window_written_by_a_clock_a_day_ahead_is_over() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path().join("state");
+        let now = 1_800_000_000_000;
+        let day = 24 * 3600 * 1000;
+        start(&root, "http://a", now + day, 30_000, "down");
+        assert!(!active(&root, "http://a", now), "the clock is right again");
+        assert!(
+            active(&root, "http://a", now + day),
+            "the clock that wrote it"
+        );
+        start(&root, "http://a", now, 7 * day, "configured for a week");
+        let b = read(&root).expect("file");
+        assert_eq!(b.until_ms, now + crate::clock::MAX_BACKOFF_MS, "capped");
+        assert!(active(&root, "http://a", now + 1000));
     }
 }

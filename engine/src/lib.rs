@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod backoff;
+pub mod clock;
 pub mod codec;
 pub mod config;
 pub mod delivery;

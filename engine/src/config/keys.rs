@@ -21,7 +21,7 @@
 //! | `hooks.max_output_bytes` | int ≥ 1024 | 32768 | `OPENVIKING_MAX_OUTPUT_BYTES` |
 //! | `network.timeout_ms` | int ≥ 100 | 8000 | `OPENVIKING_TIMEOUT_MS` |
 //! | `network.connect_timeout_ms` | int ≥ 10 | 1000 | `OPENVIKING_CONNECT_TIMEOUT_MS` |
-//! | `network.backoff_ms` | int ≥ 0 | 30000 | `OPENVIKING_BACKOFF_MS` |
+//! | `network.backoff_ms` | int 0 to 600000 (10 min, [`crate::clock::MAX_BACKOFF_MS`]) | 30000 | `OPENVIKING_BACKOFF_MS` |
 //! | `network.recall_budget_ms` | int ≥ 100 | 5000 | `OPENVIKING_RECALL_BUDGET_MS` |
 //! | `bypass.session` | bool | false | `OPENVIKING_BYPASS_SESSION` |
 //! | `bypass.patterns` | strings (or one comma-separated string) | [] | `OPENVIKING_BYPASS_SESSION_PATTERNS` |
@@ -171,7 +171,7 @@ pub const TUNING: &[(&str, Kind, &str)] = &[
         "network.backoff_ms",
         Kind::Int {
             min: 0,
-            max: 86_400_000,
+            max: crate::clock::MAX_BACKOFF_MS,
         },
         "OPENVIKING_BACKOFF_MS",
     ),

@@ -210,7 +210,8 @@ impl State {
                 error,
                 retry_after_ms,
             } => {
-                self.backoff_until_ms = Some(at.saturating_add(*retry_after_ms));
+                self.backoff_until_ms =
+                    Some(at.saturating_add(crate::clock::backoff_len(*retry_after_ms)));
                 self.backoff_reason = Some(error.clone());
             }
             Event::ServerReachable => self.clear_backoff(),
@@ -533,5 +534,57 @@ mod tests {
         );
         s.apply(&ss(14_000));
         assert!(!s.last_session_start_debounced(None));
+    }
+
+    /// A clock a day ahead while the server was down, then set right: nothing it wrote keeps
+    /// recall, profile or SessionStart off.
+    #[test]
+    fn windows_written_by_a_clock_a_day_ahead_are_over_once_it_is_right() {
+        const DAY: u64 = 24 * 3600 * 1000;
+        let now = 1_800_000_000_000;
+        let at = |at_ms, event| Envelope {
+            at_ms,
+            pid: 1,
+            event,
+        };
+        let ss = |at_ms| {
+            at(
+                at_ms,
+                Event::HookReceived(HookReceived {
+                    kind: Some(HookKind::SessionStart),
+                    ..HookReceived::default()
+                }),
+            )
+        };
+        let mut s = State::fold(&[
+            ss(now + DAY),
+            at(
+                now + DAY,
+                Event::ServerUnreachable {
+                    error: "connection refused".into(),
+                    retry_after_ms: 30_000,
+                },
+            ),
+            prompt(now + DAY, None, "continue"),
+        ]);
+        assert!(s.backing_off(now + DAY), "for the clock that wrote it");
+        assert!(!s.backing_off(now), "the clock is right again");
+        s.apply(&ss(now));
+        assert!(!s.last_session_start_debounced(Some("startup")));
+        s.apply(&prompt(now, None, "continue"));
+        assert!(!s.last_prompt_is_duplicate());
+        s.apply(&at(
+            now,
+            Event::ServerUnreachable {
+                error: "refused".into(),
+                retry_after_ms: 7 * DAY,
+            },
+        ));
+        assert_eq!(
+            s.backoff_until_ms,
+            Some(now + crate::clock::MAX_BACKOFF_MS),
+            "a back-off is capped"
+        );
+        assert!(s.backing_off(now + 1));
     }
 }

@@ -308,9 +308,11 @@ impl State {
         cursor
     }
 
-    /// True when the server is in its back-off window at `now_ms`.
+    /// True when the server is in its back-off window at `now_ms` ([`crate::clock::backing_off`]:
+    /// a window ending further away than a back-off can last was set by a clock ahead of this one).
     pub fn backing_off(&self, now_ms: u64) -> bool {
-        self.backoff_until_ms.is_some_and(|until| now_ms < until)
+        self.backoff_until_ms
+            .is_some_and(|until| crate::clock::backing_off(until, now_ms))
     }
 
     /// The latest UserPromptSubmit repeats an earlier one: same turn id as the
@@ -324,7 +326,7 @@ impl State {
             Some(turn) => self.turns.get(turn).is_some_and(|t| t.prompts > 1),
             None => {
                 last.hash == prev.hash
-                    && last.at_ms.saturating_sub(prev.at_ms) < PROMPT_DEDUP_WINDOW_MS
+                    && crate::clock::open_since(prev.at_ms, PROMPT_DEDUP_WINDOW_MS, last.at_ms)
             }
         }
     }
@@ -337,7 +339,9 @@ impl State {
             return false;
         }
         match (self.last_session_start_ms, self.prev_session_start_ms) {
-            (Some(last), Some(prev)) => last.saturating_sub(prev) < SESSION_START_DEBOUNCE_MS,
+            (Some(last), Some(prev)) => {
+                crate::clock::open_since(prev, SESSION_START_DEBOUNCE_MS, last)
+            }
             _ => false,
         }
     }

@@ -63,7 +63,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     req.prefer_abstract = cfg.recall.prefer_abstract;
     req.skip_context_face = state
         .context_face_unsupported_at_ms
-        .is_some_and(|at| now.saturating_sub(at) < CONTEXT_FACE_RETRY_MS);
+        .is_some_and(|at| ov_engine::clock::open_since(at, CONTEXT_FACE_RETRY_MS, now));
     req.max_bytes = max.saturating_sub(256);
     match client.recall(&req) {
         Ok(outcome) => {

@@ -427,6 +427,42 @@ fn a_slow_server_costs_one_budget_once_for_every_session() {
     );
 }
 
+/// A back-off written while the clock was a day ahead (the server was down then) does not
+/// keep recall off once the clock is right: the next prompt asks the server.
+#[test]
+fn a_back_off_dated_a_day_ahead_does_not_keep_recall_off() {
+    let (url, log) = slow_server(Duration::ZERO);
+    let mut env = Env::new();
+    env.set("OPENVIKING_URL", &url);
+    let cwd = env.home().to_path_buf();
+    let day = 24 * 3600 * 1000;
+    ov_engine::backoff::start(
+        &env.state(),
+        &url,
+        ov_engine::store::now_ms() + day,
+        30_000,
+        "connection refused",
+    );
+    assert!(ov_engine::backoff::read(&env.state()).is_some_and(|b| b.url == url));
+    let sid = unique_session();
+    timed_hook(
+        &env,
+        "user-prompt-submit",
+        &ups_payload(&sid, &Turn::new("after the clock was fixed"), &cwd),
+    );
+    let recalls = log
+        .lock()
+        .expect("log")
+        .iter()
+        .filter(|l| l.contains("/search/"))
+        .count();
+    assert!(
+        recalls > 0,
+        "recall stayed off: {:?}",
+        log.lock().expect("log")
+    );
+}
+
 // ---- output caps ------------------------------------------------------------------------
 
 /// PreToolUse honours ZCode's `hooks.maxOutputBytes`: the denial fits under it (its reason
