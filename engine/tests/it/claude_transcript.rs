@@ -234,3 +234,123 @@ fn a_long_transcript_is_read_in_pieces() {
     let want: Vec<String> = whole.fragments.iter().map(|f| f.turn_id.clone()).collect();
     assert_eq!(ids, want);
 }
+
+/// `v` as JSON with whitespace around every token, cycling through `ws` (0: none, 1: a space,
+/// 2: a tab, 3: a carriage return), and every `escape`-th character of every string (keys
+/// too) written as a `\u` escape (0: none).
+fn respaced(v: &serde_json::Value, ws: &[u8], escape: usize) -> String {
+    struct W<'a> {
+        ws: &'a [u8],
+        at: usize,
+        escape: usize,
+        chars: usize,
+        out: String,
+    }
+    impl W<'_> {
+        fn space(&mut self) {
+            let pick = self.ws.get(self.at % self.ws.len().max(1)).copied();
+            self.at += 1;
+            self.out.push_str(match pick {
+                Some(1) => " ",
+                Some(2) => "\t",
+                Some(3) => "\r",
+                _ => "",
+            });
+        }
+        fn string(&mut self, s: &str) {
+            self.out.push('"');
+            for c in s.chars() {
+                self.chars += 1;
+                let escaped = self.escape > 0 && self.chars.is_multiple_of(self.escape);
+                match c {
+                    _ if escaped && u32::from(c) <= 0xFFFF => {
+                        self.out.push_str(&format!("\\u{:04x}", u32::from(c)));
+                    }
+                    '"' => self.out.push_str("\\\""),
+                    '\\' => self.out.push_str("\\\\"),
+                    c if u32::from(c) < 0x20 => {
+                        self.out.push_str(&format!("\\u{:04x}", u32::from(c)));
+                    }
+                    c => self.out.push(c),
+                }
+            }
+            self.out.push('"');
+        }
+        fn value(&mut self, v: &serde_json::Value) {
+            use serde_json::Value;
+            self.space();
+            match v {
+                Value::Object(m) => {
+                    self.out.push('{');
+                    for (i, (k, v)) in m.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push(',');
+                        }
+                        self.space();
+                        self.string(k);
+                        self.space();
+                        self.out.push(':');
+                        self.value(v);
+                    }
+                    self.space();
+                    self.out.push('}');
+                }
+                Value::Array(a) => {
+                    self.out.push('[');
+                    for (i, v) in a.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push(',');
+                        }
+                        self.value(v);
+                    }
+                    self.space();
+                    self.out.push(']');
+                }
+                Value::String(s) => self.string(s),
+                other => self.out.push_str(&other.to_string()),
+            }
+            self.space();
+        }
+    }
+    let mut w = W {
+        ws,
+        at: 0,
+        escape,
+        chars: 0,
+        out: String::new(),
+    };
+    w.value(v);
+    w.out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Whitespace and escapes are JSON: every line of the recorded transcript, written again
+    /// with any whitespace between its tokens and some characters escaped, parses to the same
+    /// entry, and the file gives the same turns.
+    #[test]
+    fn any_whitespace_gives_the_same_turns(ws in proptest::collection::vec(0u8..4, 1..16), escape in 0usize..40) {
+        use ov_engine::transcript::claude_code::parse_entry;
+        let bytes = std::fs::read(recorded()).expect("read");
+        let mut again = String::new();
+        for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let v: serde_json::Value = serde_json::from_slice(line).expect("json");
+            let spaced = respaced(&v, &ws, escape);
+            prop_assert_eq!(
+                format!("{:?}", parse_entry(spaced.as_bytes()).expect("parses")),
+                format!("{:?}", parse_entry(line).expect("parses")),
+                "{}", spaced
+            );
+            again.push_str(&spaced);
+            again.push('\n');
+        }
+        let tmp = tempfile::tempdir().expect("tmp");
+        let copy = tmp.path().join("t.jsonl");
+        std::fs::write(&copy, again).expect("write");
+        let mut book = TurnBook::new();
+        book.observe_chunk(&read_chunk(&copy, None, None).expect("read").expect("exists"));
+        book.force_complete();
+        let one = book_of_reads(&[]).candidates_by(AnswerPrecedence::TranscriptFirst);
+        prop_assert_eq!(book.candidates_by(AnswerPrecedence::TranscriptFirst), one);
+    }
+}

@@ -219,6 +219,27 @@ fn the_latest_prompt_is_the_last_user_message() -> R {
             assert_eq!(id.as_deref(), v["data"]["messageId"].as_str());
         }
     }
+    // The same file written with spaces after every colon and the type last: still JSON.
+    let spaced: String = bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_slice(l)?;
+            let ty = v["type"].clone();
+            let mut m = v.as_object().ok_or("object")?.clone();
+            m.remove("type");
+            m.insert("type".into(), ty);
+            let line = serde_json::to_string(&m)?
+                .replace("\":", "\": ")
+                .replace(",\"", ", \"");
+            Ok(line + "\n")
+        })
+        .collect::<Result<_, Box<dyn std::error::Error>>>()?;
+    fs::write(&file, spaced)?;
+    assert_eq!(
+        ov_engine::transcript::copilot::latest_prompt_id(&file)?.as_deref(),
+        Some(last.turn_id.as_str())
+    );
     assert!(ov_engine::transcript::copilot::latest_prompt_id(&dir.path().join("none"))?.is_none());
     // A FIFO at the payload's path (no writer): an error at once, never a wait.
     let fifo = dir.path().join("fifo");

@@ -120,11 +120,21 @@ const LOCAL_COMMAND_TAGS: [&str; 6] = [
     "<local-command-caveat>",
 ];
 
+/// Whether `line` may be a user or an assistant entry, without parsing it. Its `type` is then
+/// the JSON string `"user"` or `"assistant"`, spelled as it is or with `\u` escapes, wherever
+/// the key is and whatever whitespace surrounds it. A pre-filter only: it lets through every
+/// line whose parse could be an entry (and some others), and never decides what a line is.
+fn may_be_entry(line: &[u8]) -> bool {
+    use memchr::memmem::find;
+    find(line, br#""user""#).is_some()
+        || find(line, br#""assistant""#).is_some()
+        || find(line, br"\u").is_some()
+}
+
 /// Parses one complete line (without its newline).
 pub fn parse_entry(line: &[u8]) -> Result<Entry, EntryError> {
     // Bookkeeping lines are most of the bytes: skip them without parsing.
-    let user = memchr::memmem::find(line, br#""type":"user""#).is_some();
-    if !user && memchr::memmem::find(line, br#""type":"assistant""#).is_none() {
+    if !may_be_entry(line) {
         return Ok(Entry::Skip);
     }
     let wire: WireEntry<'_> = serde_json::from_slice(line)?;
@@ -225,6 +235,33 @@ mod tests {
             parse_entry(br#"{"type":"attachment","x":[1,2"#).expect("skip"),
             Entry::Skip
         );
+    }
+
+    #[test]
+    fn whitespace_and_escapes_are_json_too() {
+        let want = Entry::Prompt {
+            prompt_id: "p1".into(),
+            text: "hello".into(),
+        };
+        for line in [
+            &br#"{"type": "user", "promptId": "p1", "message": {"role": "user", "content": "hello"}}"#[..],
+            br#"{ "promptId" : "p1" ,	"message":{"content":"hello"}, "type"	:"user" }"#,
+            br#"{"type":"\u0075ser","promptId":"p1","message":{"content":"hello"}}"#,
+        ] {
+            assert_eq!(
+                parse_entry(line).expect("ok"),
+                want,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let Entry::Assistant(a) = parse_entry(
+            br#"{"type" : "assistant" , "message" : {"id" : "m1", "content" : [{"type" : "text", "text" : "hi"}]}}"#,
+        )
+        .expect("ok") else {
+            panic!("assistant")
+        };
+        assert_eq!(a.texts, ["hi"]);
     }
 
     #[test]

@@ -161,7 +161,6 @@ const LATEST_PROMPT_MAX_TAIL: u64 = 8 << 20;
 /// file is missing or holds no user message there.
 pub fn latest_prompt_id(path: &Path) -> io::Result<Option<String>> {
     use std::io::{Read, Seek, SeekFrom};
-    const KEY: &[u8] = b"{\"type\":\"user.message\"";
     // Only a regular file: a FIFO or a device at the payload's path is an error, never a wait
     // (this runs in the Stop hook).
     let mut file = match crate::regular_file::open_stream(path) {
@@ -183,18 +182,23 @@ pub fn latest_prompt_id(path: &Path) -> io::Result<Option<String>> {
             .take(len - start)
             .read_to_end(&mut buf)
             .map_err(crate::transcript::tail::io_context(path, start))?;
-        // Line starts only: the key right after a newline (or at the file's start).
-        let mut end = buf.len();
-        while let Some(at) = memchr::memmem::rfind(buf.get(..end).unwrap_or_default(), KEY) {
-            let line_start = at == 0 && start == 0 || at > 0 && buf.get(at - 1) == Some(&b'\n');
-            if line_start {
-                let rest = buf.get(at..).unwrap_or_default();
-                let line = rest.split(|b| *b == b'\n').next().unwrap_or_default();
-                if let Ok(Entry::Prompt { message_id, .. }) = parse_entry(line) {
-                    return Ok(Some(message_id));
-                }
+        // Whole lines only: the window's first line is cut unless it starts the file. Each
+        // line is parsed as JSON; the key search only skips lines that cannot be a user
+        // message (its type is spelled `user.message` or with `\u` escapes).
+        let whole = if start == 0 {
+            buf.as_slice()
+        } else {
+            memchr::memchr(b'\n', &buf).map_or(&[][..], |i| buf.get(i + 1..).unwrap_or_default())
+        };
+        for line in whole.rsplit(|b| *b == b'\n') {
+            let may_be = memchr::memmem::find(line, b"user.message").is_some()
+                || memchr::memmem::find(line, b"\\u").is_some();
+            if !may_be {
+                continue;
             }
-            end = at;
+            if let Ok(Entry::Prompt { message_id, .. }) = parse_entry(line.trim_ascii()) {
+                return Ok(Some(message_id));
+            }
         }
         if start == 0 || window >= LATEST_PROMPT_MAX_TAIL {
             return Ok(None);
