@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{enc, fit_block, Client, ClientError, Method};
+use super::{enc, fit_block, BlockLimit, Client, ClientError, Method};
 
 /// Inputs of [`Client::profile`].
 #[derive(Clone, Copy, Debug)]
@@ -11,6 +11,8 @@ pub struct ProfileRequest {
     pub token_budget: usize,
     /// Upper bound of the block's JSON-escaped length.
     pub max_bytes: usize,
+    /// Upper bound of the block's length in characters (a harness that counts them).
+    pub max_chars: usize,
 }
 
 impl Default for ProfileRequest {
@@ -18,6 +20,7 @@ impl Default for ProfileRequest {
         Self {
             token_budget: 6000,
             max_bytes: 30 * 1024,
+            max_chars: usize::MAX,
         }
     }
 }
@@ -200,7 +203,10 @@ impl Client {
             "<openviking-context source=\"session-start\">\n",
             &lines.join("\n"),
             "\n</openviking-context>",
-            req.max_bytes,
+            BlockLimit {
+                bytes: req.max_bytes,
+                chars: req.max_chars,
+            },
         ))
     }
 

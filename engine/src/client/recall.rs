@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::{enc, fit_block, Client, ClientError, Method};
+use super::{enc, fit_block, BlockLimit, Client, ClientError, Method};
 
 const HEADER_A: &str = "<openviking-context>\nRelevant memory from OpenViking. Use the search/read MCP tools to expand URIs.\n";
 const HEADER_B: &str = "<openviking-context>\nRelevant context from OpenViking. Use the read MCP tool to expand URIs.\n";
@@ -42,11 +42,20 @@ pub struct RecallRequest {
     pub skip_context_face: bool,
     /// Upper bound of the block's JSON-escaped length (leave room for the hook's JSON envelope).
     pub max_bytes: usize,
+    /// Upper bound of the block's length in characters (a harness that counts them).
+    pub max_chars: usize,
     /// Every tier shares this deadline; tiers not started by then are skipped.
     pub deadline: Instant,
 }
 
 impl RecallRequest {
+    fn limit(&self) -> BlockLimit {
+        BlockLimit {
+            bytes: self.max_bytes,
+            chars: self.max_chars,
+        }
+    }
+
     /// A request with the anchor's defaults and a deadline `budget` from now.
     pub fn new(query: impl Into<String>, budget: Duration) -> RecallRequest {
         RecallRequest {
@@ -60,6 +69,7 @@ impl RecallRequest {
             prefer_abstract: true,
             skip_context_face: false,
             max_bytes: 30 * 1024,
+            max_chars: usize::MAX,
             deadline: Instant::now() + budget,
         }
     }
@@ -226,7 +236,7 @@ impl Client {
         } else {
             digest
         };
-        Ok(block_a(&injected, req.max_bytes))
+        Ok(block_a(&injected, req.limit()))
     }
 
     fn tier2(&self, req: &RecallRequest, query: &str) -> Result<Option<String>, ClientError> {
@@ -270,7 +280,7 @@ impl Client {
             .and_then(Value::as_str)
             .map(str::trim)
             .unwrap_or_default();
-        Ok(block_a(rendered, req.max_bytes))
+        Ok(block_a(rendered, req.limit()))
     }
 
     fn tier3(&self, req: &RecallRequest, query: &str) -> Result<Option<String>, ClientError> {
@@ -306,12 +316,7 @@ impl Client {
             return Ok(None);
         }
         let lines = self.render_items(req, &picked);
-        Ok(fit_block(
-            HEADER_B,
-            &lines.join("\n"),
-            FOOTER,
-            req.max_bytes,
-        ))
+        Ok(fit_block(HEADER_B, &lines.join("\n"), FOOTER, req.limit()))
     }
 
     fn render_items(&self, req: &RecallRequest, items: &[Item]) -> Vec<String> {
@@ -367,11 +372,11 @@ impl Client {
     }
 }
 
-fn block_a(injected: &str, max_bytes: usize) -> Option<String> {
+fn block_a(injected: &str, limit: BlockLimit) -> Option<String> {
     if injected.is_empty() {
         return None;
     }
-    fit_block(HEADER_A, injected, FOOTER, max_bytes)
+    fit_block(HEADER_A, injected, FOOTER, limit)
 }
 
 fn is_unsupported_face(e: &ClientError) -> bool {

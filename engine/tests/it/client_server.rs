@@ -440,6 +440,7 @@ fn profile_block_lists_profile_preferences_and_entities() {
         .profile(&ProfileRequest {
             token_budget: 6000,
             max_bytes: 200,
+            max_chars: usize::MAX,
         })
         .expect("profile")
         .expect("block");

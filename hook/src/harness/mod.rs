@@ -48,7 +48,7 @@ pub trait Harness: Sync {
     }
     /// The harness's own cap on hook output, when it has one (output over it is
     /// dropped or replaced by the harness).
-    fn output_cap(&self, home: &Path) -> Option<usize>;
+    fn output_cap(&self, home: &Path) -> Option<HarnessCap>;
     /// Which answer wins when the Stop payload and the transcript both have one.
     fn answer_precedence(&self) -> AnswerPrecedence {
         AnswerPrecedence::StopFirst
@@ -59,6 +59,17 @@ pub trait Harness: Sync {
     fn payload_prompt_captured(&self) -> bool {
         true
     }
+}
+
+/// A harness's own limit on hook output, in the unit the harness counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HarnessCap {
+    /// The whole output line, in bytes (ZCode's `hooks.maxOutputBytes`: a longer line is
+    /// dropped).
+    LineBytes(usize),
+    /// The injected context, in characters (Claude Code passes 10,000 to the model and
+    /// replaces longer context with a preview).
+    ContextChars(usize),
 }
 
 /// The harness of hook commands that name none (installs before harnesses were named).

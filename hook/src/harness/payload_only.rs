@@ -8,7 +8,7 @@ use std::path::Path;
 use ov_engine::delivery::TranscriptSource;
 
 use super::claude_code::output;
-use super::{Harness, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput};
 
 /// One such agent.
 pub struct PayloadOnly {
@@ -41,8 +41,8 @@ impl Harness for PayloadOnly {
         output::deny(reason, max_bytes)
     }
 
-    fn output_cap(&self, _home: &Path) -> Option<usize> {
-        Some(output::MAX_CONTEXT_CHARS)
+    fn output_cap(&self, _home: &Path) -> Option<HarnessCap> {
+        Some(HarnessCap::ContextChars(output::MAX_CONTEXT_CHARS))
     }
 
     fn transcript(

@@ -19,7 +19,7 @@ use ov_engine::event::{Event, HookKind, HookReceived};
 use ov_engine::store::SessionStore;
 use ov_journal::Durability;
 
-use crate::harness::{self, Harness, HookEvent, HookInput};
+use crate::harness::{self, Harness, HarnessCap, HookEvent, HookInput};
 use budget::Budget;
 
 /// What every hook knows about its invocation.
@@ -132,12 +132,19 @@ impl Invocation {
         }
     }
 
-    /// The output cap: ours (`hooks.max_output_bytes`), lowered to the
-    /// harness's own when it sets one.
-    pub fn output_cap(&self, cfg: &ov_engine::config::Config) -> usize {
-        let ours = cfg.hooks.max_output_bytes;
+    /// The output cap of every hook: ours (`hooks.max_output_bytes`) on the line, lowered to
+    /// the harness's own in the unit it counts (a line's bytes, or the context's characters).
+    pub fn output_cap(&self, cfg: &ov_engine::config::Config) -> OutputCap {
+        let ours = OutputCap {
+            bytes: cfg.hooks.max_output_bytes,
+            chars: usize::MAX,
+        };
         match self.harness.output_cap(&ov_engine::paths::home_dir()) {
-            Some(theirs) => ours.min(theirs),
+            Some(HarnessCap::LineBytes(b)) => OutputCap {
+                bytes: ours.bytes.min(b),
+                ..ours
+            },
+            Some(HarnessCap::ContextChars(c)) => OutputCap { chars: c, ..ours },
             None => ours,
         }
     }
@@ -266,6 +273,16 @@ fn start_worker(inv: &Invocation, journaled: Journaled, reason: ov_engine::event
         return;
     }
     crate::detach::spawn_self(&["worker", "--session", &dir, "--reason", reason.as_str()]);
+}
+
+/// What one hook may print: a line shorter than `bytes` (newline included), injecting at most
+/// `chars` characters of context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputCap {
+    /// The output line's bytes.
+    pub bytes: usize,
+    /// The injected context's characters.
+    pub chars: usize,
 }
 
 /// Where [`Invocation::open_journaling`] put its event.

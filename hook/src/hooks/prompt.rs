@@ -46,7 +46,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         return inv.harness.context_output(
             HookEvent::UserPromptSubmit,
             &block?,
-            inv.output_cap(&cfg),
+            inv.output_cap(&cfg).bytes,
         );
     }
     let now = ov_engine::store::now_ms();
@@ -64,7 +64,8 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     req.skip_context_face = state
         .context_face_unsupported_at_ms
         .is_some_and(|at| ov_engine::clock::open_since(at, CONTEXT_FACE_RETRY_MS, now));
-    req.max_bytes = max.saturating_sub(256);
+    req.max_bytes = max.bytes.saturating_sub(256);
+    req.max_chars = max.chars;
     match client.recall(&req) {
         Ok(outcome) => {
             inv.server_answered(&cfg);
@@ -81,7 +82,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
                 Durability::Buffered,
             );
             inv.harness
-                .context_output(HookEvent::UserPromptSubmit, &outcome.block?, max)
+                .context_output(HookEvent::UserPromptSubmit, &outcome.block?, max.bytes)
         }
         Err(e) => {
             inv.note_unreachable(&store, &e, &cfg);

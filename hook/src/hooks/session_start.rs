@@ -38,7 +38,8 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     let max = inv.output_cap(&cfg);
     let req = ov_engine::client::ProfileRequest {
         token_budget: cfg.profile.token_budget as usize,
-        max_bytes: max.saturating_sub(256),
+        max_bytes: max.bytes.saturating_sub(256),
+        max_chars: max.chars,
     };
     match client.profile(&req) {
         Ok(block) => {
@@ -46,7 +47,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
             let bytes = block.as_ref().map_or(0, |b| b.len() as u64);
             journal(&store, Event::ProfileServed { bytes }, Durability::Buffered);
             inv.harness
-                .context_output(HookEvent::SessionStart, &block?, max)
+                .context_output(HookEvent::SessionStart, &block?, max.bytes)
         }
         Err(e) => {
             inv.note_unreachable(&store, &e, &cfg);

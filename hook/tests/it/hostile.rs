@@ -351,6 +351,18 @@ fn silent_or_endless_stdin_is_journaled_and_left() {
 /// A server that answers every request after `delay`, one thread per connection; it logs
 /// each request line.
 fn slow_server(delay: Duration) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    answering_server(
+        delay,
+        r#"{"status":"ok","result":{"user":"default"}}"#.to_owned(),
+    )
+}
+
+/// A server that answers every request with `body` after `delay`, one thread per connection;
+/// it logs each request line.
+fn answering_server(
+    delay: Duration,
+    body: String,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
     use std::io::{BufRead, BufReader};
     let l = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}", l.local_addr().expect("addr"));
@@ -359,13 +371,25 @@ fn slow_server(delay: Duration) -> (String, std::sync::Arc<std::sync::Mutex<Vec<
     std::thread::spawn(move || {
         for s in l.incoming().flatten() {
             let seen = seen.clone();
+            let body = body.clone();
             std::thread::spawn(move || {
                 let mut r = BufReader::new(&s);
                 let mut line = String::new();
                 let _ = r.read_line(&mut line);
                 seen.lock().expect("log").push(line.trim().to_owned());
+                // The request's headers and body, so that closing never resets the reply.
+                let mut len = 0usize;
+                loop {
+                    let mut h = String::new();
+                    if r.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
+                        break;
+                    }
+                    if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let _ = std::io::Read::read_exact(&mut r, &mut vec![0; len]);
                 std::thread::sleep(delay);
-                let body = r#"{"status":"ok","result":{"user":"default"}}"#;
                 let mut w = &s;
                 let _ = write!(
                     w,
@@ -480,6 +504,87 @@ fn pre_tool_use_fits_the_harness_output_cap() {
     );
     assert!(out.len() <= 180, "{} bytes: {out}", out.len());
     assert!(deny_of(&out).is_some(), "{out}");
+}
+
+/// PreToolUse honours our own cap (`OPENVIKING_MAX_OUTPUT_BYTES`) like every other hook: a
+/// denial whose reason is long is cut under it, and is still a denial.
+#[test]
+fn pre_tool_use_fits_our_output_cap() {
+    let mut env = Env::new();
+    env.set("OPENVIKING_MAX_OUTPUT_BYTES", "1024");
+    let cwd = env.home().to_path_buf();
+    for harness in ["zcode", "claude-code"] {
+        let mut p = payload("pre-tool-use", &unique_session(), &cwd);
+        p["tool_input"] =
+            json!({"file_path": format!("viking://resources/{}", "a".repeat(10_000))});
+        let out = env.run_with(
+            &["--harness", harness, "pre-tool-use"],
+            p.to_string().as_bytes(),
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0));
+        let out = String::from_utf8(out.stdout).expect("utf-8");
+        assert!(out.len() <= 1024, "{harness}: {} bytes", out.len());
+        assert!(deny_of(&out).is_some(), "{harness}: {out}");
+    }
+}
+
+/// The recall block the server renders (its `digest`), through Claude Code's
+/// UserPromptSubmit: the context injected.
+fn claude_code_recall_of(digest: &str) -> String {
+    let body = json!({"status": "ok", "result": {"digest": digest}}).to_string();
+    let (url, _) = answering_server(Duration::ZERO, body);
+    let mut env = Env::new();
+    env.set("OPENVIKING_URL", &url);
+    let cwd = env.home().to_path_buf();
+    let sid = unique_session();
+    let mut p = ups_payload(&sid, &Turn::new("recall"), &cwd);
+    p["session_id"] = json!(sid);
+    p["prompt"] = json!("what did we decide about the deploy");
+    let out = env.run_with(
+        &["--harness", "claude-code", "user-prompt-submit"],
+        p.to_string().as_bytes(),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = String::from_utf8(out.stdout).expect("utf-8");
+    context_of("UserPromptSubmit", &out, 32_768).expect("context injected")
+}
+
+/// Claude Code counts its 10,000-character context cap in characters: 9,000 characters of
+/// multi-byte text (27,000 bytes) reach it whole.
+#[test]
+fn claude_code_gets_ten_thousand_characters_of_multi_byte_context() {
+    let memory: String = "記憶"
+        .repeat(2_250)
+        .chars()
+        .collect::<Vec<_>>()
+        .chunks(100)
+        .map(|c| c.iter().collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ctx = claude_code_recall_of(&memory);
+    assert!(ctx.chars().count() <= 10_000, "{}", ctx.chars().count());
+    assert!(
+        ctx.contains(&memory),
+        "{} characters injected",
+        ctx.chars().count()
+    );
+}
+
+/// A recall block that is one line longer than the cap is cut at a character boundary, with
+/// a marker, not dropped.
+#[test]
+fn one_long_recall_line_is_cut_not_dropped() {
+    let memory = "長い一行".repeat(10_000);
+    let ctx = claude_code_recall_of(&memory);
+    assert!(ctx.chars().count() <= 10_000, "{}", ctx.chars().count());
+    assert!(ctx.contains("[truncated]"), "{ctx}");
+    let head = ctx.split("[truncated]").next().unwrap_or_default();
+    assert!(
+        head.chars().filter(|c| *c == '長').count() > 1_000,
+        "{head}"
+    );
 }
 
 // ---- the rollout ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ use std::path::Path;
 use ov_engine::delivery::TranscriptSource;
 use ov_engine::turnbook::AnswerPrecedence;
 
-use super::{Harness, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput};
 
 /// Anthropic's Claude Code CLI.
 pub struct ClaudeCode;
@@ -36,10 +36,8 @@ impl Harness for ClaudeCode {
         output::deny(reason, max_bytes)
     }
 
-    fn output_cap(&self, _home: &Path) -> Option<usize> {
-        // Context past 10,000 characters is not shown to the model; at most one
-        // byte per character keeps recalled blocks inside it.
-        Some(output::MAX_CONTEXT_CHARS)
+    fn output_cap(&self, _home: &Path) -> Option<HarnessCap> {
+        Some(HarnessCap::ContextChars(output::MAX_CONTEXT_CHARS))
     }
 
     fn transcript(

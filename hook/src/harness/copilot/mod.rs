@@ -21,7 +21,7 @@ use ov_engine::delivery::TranscriptSource;
 use ov_engine::transcript::copilot::latest_prompt_id;
 use ov_engine::turnbook::AnswerPrecedence;
 
-use super::{Harness, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput};
 
 /// GitHub's Copilot CLI.
 pub struct Copilot;
@@ -57,8 +57,8 @@ impl Harness for Copilot {
         output::deny(reason, max_bytes)
     }
 
-    fn output_cap(&self, _home: &Path) -> Option<usize> {
-        Some(output::MAX_CONTEXT_CHARS)
+    fn output_cap(&self, _home: &Path) -> Option<HarnessCap> {
+        Some(HarnessCap::ContextChars(output::MAX_CONTEXT_CHARS))
     }
 
     fn transcript(

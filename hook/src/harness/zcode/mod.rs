@@ -10,7 +10,7 @@ use std::path::Path;
 
 use ov_engine::delivery::TranscriptSource;
 
-use super::{Harness, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput};
 
 /// ZCode (Z.ai's CLI agent).
 pub struct ZCode;
@@ -43,7 +43,7 @@ impl Harness for ZCode {
             || (native.starts_with("sess_dwf-") && native.contains("-actor_"))
     }
 
-    fn output_cap(&self, home: &Path) -> Option<usize> {
+    fn output_cap(&self, home: &Path) -> Option<HarnessCap> {
         // `hooks.maxOutputBytes` in ~/.zcode/cli/config.json; a small regular
         // file (a FIFO or a huge file there is ignored, never waited on).
         let raw = ov_engine::regular_file::read(&home.join(".zcode/cli/config.json"), 4 << 20)
@@ -51,7 +51,10 @@ impl Harness for ZCode {
             .flatten()?;
         let v: serde_json::Value = serde_json::from_slice(&raw).ok()?;
         let cap = v.get("hooks")?.get("maxOutputBytes")?.as_u64()?;
-        usize::try_from(cap).ok().filter(|c| *c > 0)
+        usize::try_from(cap)
+            .ok()
+            .filter(|c| *c > 0)
+            .map(HarnessCap::LineBytes)
     }
 
     fn transcript(
@@ -92,7 +95,7 @@ mod tests {
         std::fs::create_dir_all(home.join(".zcode/cli")).expect("mkdir");
         let cfg = home.join(".zcode/cli/config.json");
         std::fs::write(&cfg, r#"{"hooks":{"enabled":true,"maxOutputBytes":1500}}"#).expect("w");
-        assert_eq!(ZCode.output_cap(home), Some(1500));
+        assert_eq!(ZCode.output_cap(home), Some(HarnessCap::LineBytes(1500)));
         std::fs::write(&cfg, r#"{"hooks":{"maxOutputBytes":0}}"#).expect("w");
         assert_eq!(ZCode.output_cap(home), None);
         std::fs::write(&cfg, "{not json").expect("w");

@@ -1,9 +1,10 @@
 //! The PreToolUse handler (the guard): deny `viking://` paths for local file tools, journaled.
 //! What counts as such a path is [`detect`].
 //!
-//! The hot path: no configuration of ours, no HTTP client, no fold; one buffered append. The
-//! harness's own output cap (ZCode's `hooks.maxOutputBytes`) is honoured: a denial that would
-//! not fit is not printed (the harness would drop it anyway).
+//! The hot path: no HTTP client, no fold; one buffered append. Only a denial loads our
+//! configuration, for the output cap every hook honours ([`Invocation::output_cap`]: ours,
+//! `hooks.max_output_bytes`, lowered to the harness's own): the reason is cut to fit, and a
+//! denial that cannot fit at all is not printed (the harness would drop it anyway).
 
 use ov_engine::event::{Event, HookKind};
 use ov_journal::Durability;
@@ -15,9 +16,6 @@ use super::Invocation;
 /// The longest the guard waits for the journal's lock: the agent's tool call waits on it, and
 /// a denial does not need the journal.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
-
-/// ZCode's default output cap, when its configuration sets none.
-const DEFAULT_MAX_OUTPUT: usize = 32768;
 
 /// Handles a PreToolUse; returns the deny line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
@@ -34,9 +32,6 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         Durability::Buffered,
     );
     let denial = denial?;
-    let cap = inv
-        .harness
-        .output_cap(&ov_engine::paths::home_dir())
-        .map_or(DEFAULT_MAX_OUTPUT, |c| c.min(DEFAULT_MAX_OUTPUT));
-    inv.harness.deny_output(&denial.reason, cap)
+    let cap = inv.output_cap(&super::load_config(&inv.cwd));
+    inv.harness.deny_output(&denial.reason, cap.bytes)
 }
