@@ -10,13 +10,14 @@
 //!
 //! Exit codes: 0 done, 1 refused (malformed file, no repository, I/O), 2 usage.
 
-mod atomic;
+pub(crate) mod atomic;
 pub mod hook_groups;
 pub mod json_doc;
 pub mod manifest;
 pub mod mcp_servers;
 pub mod ovcli;
 pub mod target;
+pub mod trust;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -30,6 +31,7 @@ use self::target::{InstallTarget, Parts, Place, PluginNote, Scope};
 const USAGE: &str = "\
 usage: ovhook install [--harness NAME] [--scope user|project] [--project DIR] [--no-mcp]
                       [--url U] [--api-key K|-] [--account A] [--user U] [--home DIR]
+                      [--trust|--no-trust]
        ovhook uninstall [--harness NAME] [--scope user|project] [--project DIR] [--home DIR]
 
   --harness NAME    the agent to install into (default: zcode)
@@ -39,6 +41,9 @@ usage: ovhook install [--harness NAME] [--scope user|project] [--project DIR] [-
   --no-mcp          install the hooks without the OpenViking MCP server
   --api-key -       read the API key from stdin (a key given in argv is visible in `ps`);
                     without --api-key, OPENVIKING_API_KEY from the environment is used if set
+  --trust           for an agent that runs hooks only once you trust them (Codex): record
+                    that you trust ovhook's hooks, as the agent's own review screen does;
+                    without --trust or --no-trust, install asks when run on a terminal
   --url, --account, --user
                     written to ~/.openviking/ovcli.conf (0600); an empty value removes the key
   uninstall         removes our entries from every place any install wrote (every recorded
@@ -52,6 +57,8 @@ struct Args {
     scope: Option<String>,
     project: Option<PathBuf>,
     no_mcp: bool,
+    /// `--trust` (true) or `--no-trust` (false).
+    trust: Option<bool>,
     creds: ovcli::Credentials,
 }
 
@@ -68,6 +75,10 @@ fn parse(args: &[String], install: bool) -> Result<Args, String> {
         }
         if install && flag == "--no-mcp" && inline.is_none() {
             out.no_mcp = true;
+            continue;
+        }
+        if install && matches!(flag, "--trust" | "--no-trust") && inline.is_none() {
+            out.trust = Some(flag == "--trust");
             continue;
         }
         let known = matches!(flag, "--harness" | "--home" | "--scope" | "--project")
@@ -357,6 +368,16 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         manifest.add_project(target.name(), root);
     }
     manifest.write(&manifest_path)?;
+    let trust_lines = match target.hook_trust() {
+        Some(store) if want.hooks && scope == Scope::User => {
+            if trust::consent(args.trust, &store.question()) {
+                store.record(&home)?
+            } else {
+                vec![format!("note: {}", store.how_to())]
+            }
+        }
+        _ => Vec::new(),
+    };
 
     let verb = if any_written {
         "installed"
@@ -378,6 +399,9 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     }
     for note in target.notes(&scope) {
         println!("  note: {note}");
+    }
+    for line in trust_lines {
+        println!("  {line}");
     }
 
     if creds.any() {
@@ -434,6 +458,18 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
     let mut loaded = Vec::new();
     for (t, place) in places {
         loaded.push((t, load(place)?));
+    }
+    // The agent's record of trusting our hooks names them by their place in the file: it goes
+    // before they do.
+    if only_project.is_none() {
+        for t in &targets {
+            if let Some(store) = t.hook_trust() {
+                let gone = store.forget(&home)?;
+                if gone > 0 {
+                    println!("ovhook: removed {gone} {} hook trust records", t.title());
+                }
+            }
+        }
     }
     let mut total = 0;
     for (_, Loaded { place, mut doc }) in loaded {

@@ -7,6 +7,34 @@ use std::path::Path;
 use super::{Check, Level};
 use crate::install::json_doc::JsonDoc;
 use crate::install::target::{targets, Scope};
+use crate::install::trust::HookTrust;
+
+/// Whether the agent will run our hooks, by its own trust records.
+fn trust_check(title: &str, store: &dyn HookTrust, home: &Path) -> Check {
+    let what = format!("{title} hook trust");
+    match store.status(home) {
+        Err(e) => Check::new(Level::Fail, what, format!("{e:#}")),
+        Ok(s) if s.untrusted.is_empty() => Check::new(
+            Level::Ok,
+            what,
+            format!(
+                "{title} trusts and runs all {} of our hooks",
+                s.trusted.len()
+            ),
+        ),
+        Ok(s) => Check::new(
+            Level::Fail,
+            what,
+            format!(
+                "{title} will not run {} of our {} hooks ({}), untrusted: {}",
+                s.untrusted.len(),
+                s.untrusted.len() + s.trusted.len(),
+                s.untrusted.join(", "),
+                store.how_to()
+            ),
+        ),
+    }
+}
 
 /// One line per agent file found; nothing for an agent that was never installed.
 pub fn report(home: &Path) -> Vec<Check> {
@@ -73,12 +101,8 @@ pub fn report(home: &Path) -> Vec<Check> {
                     ),
                 ),
             });
-            if place.holds.hooks {
-                for note in target.notes(&Scope::User) {
-                    if note.contains("trust") {
-                        out.push(Check::new(Level::Warn, target.title(), note));
-                    }
-                }
+            if let Some(store) = target.hook_trust().filter(|_| place.holds.hooks) {
+                out.push(trust_check(target.title(), store, home));
             }
         }
     }

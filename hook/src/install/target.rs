@@ -146,6 +146,11 @@ pub trait InstallTarget: Sync {
     }
     /// What the user must know after an install at `scope` (one line each).
     fn notes(&self, scope: &Scope) -> Vec<String>;
+    /// The agent's hook-trust store, for an agent that runs configured hooks only once the user
+    /// has trusted them (Codex).
+    fn hook_trust(&self) -> Option<&'static dyn super::trust::HookTrust> {
+        None
+    }
     /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
     /// link to it, and says what the user must know about them next to config-file hooks
     /// (`config_hooks`: this install wrote hooks).

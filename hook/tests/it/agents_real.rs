@@ -10,6 +10,9 @@
 //! denied and the model sees why; every turn is on the server exactly once, with its prompt
 //! and its whole final answer; no worker of ours is left running.
 //!
+//! Nothing bypasses an agent's own checks: Codex runs our hooks because the install recorded the
+//! user's trust (`--trust`), as Codex's `/hooks` screen would.
+//!
 //! A CLI that is not installed (no npm when `scripts/agent-clis.sh` ran) skips its test
 //! with a message.
 
@@ -197,12 +200,7 @@ impl Agent {
                 cmd.arg(prompt);
             }
             "codex" => {
-                cmd.args([
-                    "exec",
-                    "--skip-git-repo-check",
-                    "--dangerously-bypass-hook-trust",
-                    "--json",
-                ]);
+                cmd.args(["exec", "--skip-git-repo-check", "--json"]);
                 if let Some(s) = session {
                     cmd.args(["resume", s]);
                 }
@@ -224,6 +222,22 @@ impl Agent {
             out.status,
             String::from_utf8_lossy(&out.stderr)
         );
+        if self.name == "codex" {
+            // Codex reports a hook it had to change (a SessionEnd timeout over its 3 s) as an
+            // error item on every run: our install stays within its limits.
+            let errors: Vec<&str> = stdout
+                .lines()
+                .filter(|l| {
+                    serde_json::from_str::<Value>(l).is_ok_and(|e| {
+                        e["item"]["type"] == "error"
+                            && e["item"]["message"]
+                                .as_str()
+                                .is_some_and(|m| m.contains("hook"))
+                    })
+                })
+                .collect();
+            assert!(errors.is_empty(), "codex reported hook errors: {errors:#?}");
+        }
         if let Some(s) = session {
             return s.to_owned();
         }
@@ -300,12 +314,14 @@ impl Agent {
             .expect("config.toml");
         }
 
+        // Installed as a user would: for Codex, consenting to trust our hooks (Codex runs no
+        // untrusted hook and says nothing), never bypassing Codex's trust check.
         let home = env.home().display().to_string();
-        let out = env.run_with(
-            &["install", "--harness", self.name, "--home", &home],
-            b"",
-            &[],
-        );
+        let mut install = vec!["install", "--harness", self.name, "--home", &home];
+        if self.name == "codex" {
+            install.push("--trust");
+        }
+        let out = env.run_with(&install, b"", &[]);
         assert_eq!(
             out.status.code(),
             Some(0),

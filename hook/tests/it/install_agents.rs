@@ -142,3 +142,73 @@ fn a_malformed_file_is_refused_and_left_untouched() {
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "{\"hooks\": [}");
     }
 }
+
+/// Codex runs our hooks only once the user trusts them: without consent the install records
+/// nothing and says what to do (and `doctor` says Codex will not run them); with `--trust` it
+/// records one trust entry per hook in `config.toml`, keeping the user's bytes; uninstall takes
+/// the entries out again.
+#[test]
+fn codex_trust_is_recorded_only_with_consent_and_removed_by_uninstall() {
+    let env = Env::new();
+    let home = env.home().display().to_string();
+    let config = env.home().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().expect("dir")).expect("mkdir");
+    let user = "model = \"gpt-5\" # mine\n\n[projects.\"/work\"]\ntrust_level = \"trusted\"\n";
+    std::fs::write(&config, user).expect("write");
+
+    // No terminal, no flag: no consent.
+    let said = ok(&env, &["install", "--harness", "codex", "--home", &home]);
+    assert!(said.contains("until you trust them"), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).expect("read"), user);
+    let doctor = env.run_with(&["doctor", "--home", &home], b"", &[]);
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        report.contains("will not run 5 of our 5 hooks"),
+        "doctor must say Codex skips untrusted hooks:\n{report}"
+    );
+
+    let said = ok(
+        &env,
+        &["install", "--harness", "codex", "--home", &home, "--trust"],
+    );
+    assert!(said.contains("Codex trusts ovhook's 5 hooks"), "{said}");
+    let text = std::fs::read_to_string(&config).expect("read");
+    assert!(text.starts_with(user), "{text}");
+    let hooks_json = env.home().join(".codex/hooks.json").display().to_string();
+    for event in [
+        "session_start",
+        "user_prompt_submit",
+        "pre_tool_use",
+        "stop",
+        "session_end",
+    ] {
+        assert!(
+            text.contains(&format!("[hooks.state.\"{hooks_json}:{event}:0:0\"]")),
+            "{event}:\n{text}"
+        );
+    }
+    assert_eq!(
+        text.matches("trusted_hash = \"sha256:").count(),
+        5,
+        "{text}"
+    );
+    let doctor = env.run_with(&["doctor", "--home", &home], b"", &[]);
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        report.contains("trusts and runs all 5 of our hooks"),
+        "{report}"
+    );
+    // Codex cuts a SessionEnd timeout over 3 s and reports it on every run.
+    let installed = read(&env.home().join(".codex/hooks.json"));
+    assert_eq!(
+        installed.pointer("/hooks/SessionEnd/0/hooks/0/timeout"),
+        Some(&json!(3))
+    );
+
+    let said = ok(&env, &["uninstall", "--harness", "codex", "--home", &home]);
+    assert!(
+        said.contains("removed 5 Codex CLI hook trust records"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).expect("read"), user);
+}

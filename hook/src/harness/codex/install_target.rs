@@ -5,18 +5,21 @@
 //! | user | `$CODEX_HOME/hooks.json` (`~/.codex/hooks.json`) | hooks (Claude Code's shape) |
 //!
 //! Codex runs a hook it does not manage only after the user has trusted that exact
-//! definition (`/hooks` in the Codex TUI; `codex exec --dangerously-bypass-hook-trust` for
-//! one run). Its MCP servers live in `config.toml`, which ovhook does not edit: the install
-//! prints the table to add.
+//! definition (`/hooks` in the Codex TUI): with the user's consent (`--trust`, or "yes" at the
+//! install's question) the install records that trust in `config.toml` as Codex does
+//! ([`super::trust`]). Its MCP servers also live in `config.toml`; the install prints the table
+//! to add. Codex cuts a SessionEnd timeout over 3 s to 3 s and reports it on every run, so
+//! ours is 3 s.
 
 use std::path::{Path, PathBuf};
 
 use crate::install::hook_groups::{claude_shape_hooks, shell_quote, HookGroupsFile, HookSpec};
 use crate::install::target::{InstallTarget, Parts, Place, Scope};
+use crate::install::trust::HookTrust;
 
 /// The hooks ovhook installs into Codex. PreToolUse sees shell commands (`Bash`) and MCP
-/// tools; the guard acts on shell commands only.
-pub static HOOKS: [HookSpec; 5] = claude_shape_hooks("Bash", 10);
+/// tools; the guard acts on shell commands only. SessionEnd stays within Codex's 3 s.
+pub static HOOKS: [HookSpec; 5] = claude_shape_hooks("Bash", 3);
 
 /// `hooks.json`.
 pub static CODEX_HOOKS: HookGroupsFile = HookGroupsFile {
@@ -71,13 +74,13 @@ impl InstallTarget for CodexTarget {
         let exe = std::env::current_exe()
             .map(|p| shell_quote(&p.to_string_lossy()))
             .unwrap_or_else(|_| "ovhook".into());
-        vec![
-            "Codex runs these hooks once you trust them: start `codex` and approve them in /hooks"
-                .to_owned(),
-            format!(
-                "for OpenViking's MCP tools in Codex, add to config.toml: \
+        vec![format!(
+            "for OpenViking's MCP tools in Codex, add to config.toml: \
                  [mcp_servers.openviking] command = \"{exe}\" args = [\"mcp\"]"
-            ),
-        ]
+        )]
+    }
+
+    fn hook_trust(&self) -> Option<&'static dyn HookTrust> {
+        Some(&super::trust::CODEX_TRUST)
     }
 }

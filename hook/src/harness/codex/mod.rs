@@ -3,6 +3,7 @@
 //! The payloads carry everything capture needs (prompt, answer, `turn_id`), so no
 //! transcript is read; output is Claude Code's (`hookSpecificOutput`).
 pub mod install_target;
+pub mod trust;
 pub mod wire;
 
 use super::payload_only::PayloadOnly;
