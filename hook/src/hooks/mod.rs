@@ -10,6 +10,7 @@ mod guard;
 mod prompt;
 mod session_end;
 mod session_start;
+mod signals;
 mod stop;
 
 use std::io::Write;
@@ -319,6 +320,7 @@ pub fn load_config(cwd: &str) -> ov_engine::config::Config {
 
 /// Runs one hook event; never panics out, never exits non-zero, prints at most one line.
 pub fn run_guarded(event: HookEvent, harness: &'static dyn Harness) {
+    signals::exit_zero_when_stopped();
     // Before anything can fail: every hook's errors and panics reach the log, including
     // the hooks that never load the configuration (PreToolUse).
     crate::logfile::init(false);
@@ -338,6 +340,7 @@ pub fn run_guarded(event: HookEvent, harness: &'static dyn Harness) {
 /// A hook command installed for a harness this build does not know: logged,
 /// stdin drained, nothing printed.
 pub fn unknown_harness(name: &str) {
+    signals::exit_zero_when_stopped();
     crate::logfile::init(false);
     let _ = harness::input::read_stdin(
         std::time::Instant::now() + std::time::Duration::from_millis(500),

@@ -628,3 +628,114 @@ fn fifo_rollout_never_blocks_the_worker_and_shows_uncaptured() {
     let text = String::from_utf8_lossy(&drain.stdout);
     assert!(text.contains("1 turn(s) not captured"), "{text}");
 }
+
+// ---- signals ----------------------------------------------------------------------------
+
+/// Whether `pid` has a handler for `signal` (its `SigCgt` mask in /proc): the hook is past the
+/// point where it installs them.
+fn catches(pid: u32, signal: libc::c_int) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .is_some_and(|m| m & (1u64 << (signal - 1)) != 0)
+}
+
+/// Sends `signal` to a running hook once it has its handlers, then its exit status.
+fn stop_with(child: &mut std::process::Child, signal: libc::c_int) -> std::process::ExitStatus {
+    let pid = child.id();
+    let deadline = Instant::now() + HOOK_BOUND;
+    while !catches(pid, signal) {
+        assert!(
+            Instant::now() < deadline,
+            "the hook never installed its handlers"
+        );
+        assert!(
+            child.try_wait().expect("try_wait").is_none(),
+            "the hook ended first"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "the hook ended first"
+    );
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(pid as libc::pid_t, signal) }, 0);
+    child.wait().expect("wait")
+}
+
+/// SIGTERM, SIGINT or SIGHUP to a hook that is still reading its stdin: exit status 0, on
+/// every hook path (the harness would show any other status as an error).
+#[test]
+fn a_stopped_hook_exits_zero() {
+    let env = Env::new();
+    for cmd in [
+        "session-start",
+        "user-prompt-submit",
+        "pre-tool-use",
+        "stop",
+        "session-end",
+    ] {
+        for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            for harness in ["zcode", "claude-code", "no-such-harness"] {
+                let mut child = env
+                    .command(&["--harness", harness, cmd])
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .expect("spawn");
+                // stdin stays open: the hook is reading it.
+                let stdin = child.stdin.take();
+                let status = stop_with(&mut child, signal);
+                drop(stdin);
+                assert_eq!(
+                    status.code(),
+                    Some(0),
+                    "{harness} {cmd} on signal {signal}: {status}"
+                );
+            }
+        }
+    }
+}
+
+/// A hook stopped while it waits on the server keeps what it journaled before: SessionStart
+/// has journaled its event and waits for a server that never answers; SIGTERM ends it with
+/// status 0 and the event is in the journal.
+#[test]
+fn a_hook_stopped_while_waiting_keeps_its_event() {
+    let mut env = Env::new();
+    env.set("OPENVIKING_URL", &hanging_server());
+    let cwd = env.home().to_path_buf();
+    let sid = unique_session();
+    let mut child = env
+        .command(&["session-start"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(payload("session-start", &sid, &cwd).to_string().as_bytes())
+        .expect("payload");
+    drop(stdin);
+    let deadline = Instant::now() + HOOK_BOUND;
+    while !ov_journal::is_journal(&env.journal_dir(&sid)) || env.events(&sid).is_empty() {
+        assert!(Instant::now() < deadline, "nothing journaled");
+        assert!(
+            child.try_wait().expect("try_wait").is_none(),
+            "the hook ended first"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let status = stop_with(&mut child, libc::SIGTERM);
+    assert_eq!(status.code(), Some(0), "{status}");
+    let received = env.events(&sid).iter().any(|e| {
+        matches!(&e.event, ov_engine::event::Event::HookReceived(h)
+            if h.kind == Some(ov_engine::event::HookKind::SessionStart))
+    });
+    assert!(received, "the SessionStart event was lost");
+}
