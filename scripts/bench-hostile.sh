@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Wall time of each hook process under each hostile condition of issue 9 (a cloned repository's
+# Wall time of each hook process under each hostile condition (a cloned repository's
 # files, stdin that never closes, slow or hanging servers, a FIFO rollout): median, min, max and
 # the command, as a Markdown table for BENCHMARKS.md. Every run must also exit 0.
 #

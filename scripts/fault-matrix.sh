@@ -3,7 +3,7 @@
 # ($OVHOOK_TEST_URL) on the generated ZCode sessions of testdata/sessions/, one line per row and
 # a total. Run by scripts/test.sh; on its own:
 #
-#   source /work/testenv.sh   # or: export OVHOOK_TEST_URL=http://127.0.0.1:1933
+#   export OVHOOK_TEST_URL=http://127.0.0.1:1933   # a running server (scripts/openviking-server.sh start)
 #   cargo build -p ovhook -p ovreplay && bash scripts/fault-matrix.sh [ROW-NAME-SUBSTRING]
 #
 # Each row plays one session through the real `ovhook` binary with `ovreplay simulate --faults`

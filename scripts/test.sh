@@ -62,7 +62,7 @@ CC_BIN=$(bash scripts/claude-code.sh install) || rc=$?
 if [ "$rc" = 0 ]; then
   export OVHOOK_CLAUDE_CODE_BIN=$CC_BIN
 elif [ "$rc" = 3 ]; then
-  echo "== npm is absent: the end-to-end test with the real Claude Code CLI will be SKIPPED"
+  echo "== npm is absent: the real-CLI tests fail unless OVHOOK_SKIP_CLI_TESTS=1"
 else
   echo "== installing Claude Code failed (rc $rc)" >&2
   exit 1
@@ -84,6 +84,9 @@ CARGO_TARGET_DIR=$PWD/target/fuzz-replay cargo test --locked --manifest-path eng
 echo "== fuzz smoke (${FUZZ_SECONDS:-60} s over six targets; cargo-fuzz cached under target/tools)"
 [ -x target/tools/bin/cargo-fuzz ] || cargo install cargo-fuzz --locked --version 0.13.2 --root target/tools
 PATH="$PWD/target/tools/bin:$PATH" FUZZ_SECONDS=${FUZZ_SECONDS:-60} bash scripts/fuzz-smoke.sh
+
+echo "== the engine without its HTTP client (the hook's build) compiles with its tests"
+cargo check -p ov-engine --no-default-features --all-targets --locked
 
 echo "== format, lints, docs"
 cargo fmt --all -- --check

@@ -214,7 +214,7 @@ impl TurnRecord {
     }
 
     /// The messages of this turn, user first, when it is complete.
-    fn messages(&self, precedence: AnswerPrecedence) -> Vec<Candidate> {
+    pub fn messages(&self, precedence: AnswerPrecedence) -> Vec<Candidate> {
         let mut out = Vec::new();
         if !self.is_complete() || self.waits_for_rollout() {
             return out;
@@ -260,7 +260,7 @@ impl TurnRecord {
     /// Nothing more can come for this turn that would change its messages: it has an
     /// assistant message, or a later turn began, or it was forced. A turn that was only
     /// stopped without any answer text stays until then (the rollout may lag).
-    fn is_settled(&self) -> bool {
+    pub fn is_settled(&self) -> bool {
         self.superseded
             || self.forced
             || (!self.waits_for_rollout()

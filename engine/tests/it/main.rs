@@ -5,8 +5,11 @@
 )]
 
 mod claude_transcript;
+#[cfg(feature = "http")]
 mod client_faults;
+#[cfg(feature = "http")]
 mod client_server;
+#[cfg(feature = "http")]
 mod common;
 mod config;
 mod delivery_exactly_once;

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use ov_engine::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
-use ov_engine::turnbook::{TurnBook, KEPT_UNSEEN_TURNS};
+use ov_engine::turnbook::{AnswerPrecedence, TurnBook, KEPT_UNSEEN_TURNS};
 use proptest::prelude::*;
 
 fn frag(
@@ -351,21 +351,26 @@ enum Ev {
     Force,
 }
 
+/// Turn ids are drawn from more turns than the book keeps unseen, so the bound is reached.
+const IDS: u8 = 2 * KEPT_UNSEEN_TURNS as u8;
+
 fn ev() -> impl Strategy<Value = Ev> {
     prop_oneof![
-        (0u8..5).prop_map(Ev::Prompt),
-        (0u8..5, any::<bool>()).prop_map(|(t, a)| Ev::Stop(t, a)),
-        (0u8..5, any::<bool>()).prop_map(|(t, f)| Ev::Rollout(t, f)),
+        (0u8..IDS).prop_map(Ev::Prompt),
+        (0u8..IDS, any::<bool>()).prop_map(|(t, a)| Ev::Stop(t, a)),
+        (0u8..IDS, any::<bool>()).prop_map(|(t, f)| Ev::Rollout(t, f)),
         Just(Ev::Force),
     ]
 }
 
 proptest! {
     /// Whatever the order of hooks, reads and drains, with planning and pruning after
-    /// every step: candidates never repeat a key, are never empty, and the book stays
-    /// bounded by the turns still open.
+    /// every step: candidates never repeat a key, are never empty, and every turn the book
+    /// keeps has a reason to be kept: it is open or unsettled, it is the rollout's last turn,
+    /// it is among the latest [`KEPT_UNSEEN_TURNS`] the rollout has not shown, or it has a
+    /// message not planned yet.
     #[test]
-    fn no_key_twice_and_bounded(events in prop::collection::vec(ev(), 1..40)) {
+    fn no_key_twice_and_bounded(events in prop::collection::vec(ev(), 1..200)) {
         let mut b = TurnBook::new();
         let mut planned: HashSet<DedupKey> = HashSet::new();
         let mut pos = 0u64;
@@ -391,8 +396,25 @@ proptest! {
                 planned.insert(m.key);
             }
             b.retain_unplanned(|c| planned.contains(&c.key));
-            // Bounded: open or unsettled turns only, plus the last rollout turn.
-            prop_assert!(b.turns().len() <= 6);
+            let unseen: Vec<usize> = (0..b.turns().len())
+                .filter(|&i| b.turns()[i].rollout.is_none())
+                .collect();
+            let kept_unseen = &unseen[unseen.len().saturating_sub(KEPT_UNSEEN_TURNS)..];
+            let last = b.last_rollout_turn().map(str::to_owned);
+            for (i, t) in b.turns().iter().enumerate() {
+                let open = !t.is_complete() || !t.is_settled();
+                let is_last = last.is_some()
+                    && t.rollout_id.as_ref().or(t.turn_id.as_ref()) == last.as_ref();
+                let unplanned = t
+                    .messages(AnswerPrecedence::StopFirst)
+                    .iter()
+                    .any(|m| !planned.contains(&m.key));
+                prop_assert!(
+                    open || is_last || kept_unseen.contains(&i) || unplanned,
+                    "turn {:?} kept without a reason", t.turn_id
+                );
+            }
+            prop_assert!(unseen.len() <= KEPT_UNSEEN_TURNS + b.turns().iter().filter(|t| !t.is_complete() || !t.is_settled()).count());
         }
     }
 }

@@ -13,8 +13,7 @@
 //! Nothing bypasses an agent's own checks: Codex runs our hooks because the install recorded the
 //! user's trust (`--trust`), as Codex's `/hooks` screen would.
 //!
-//! A CLI that is not installed (no npm when `scripts/agent-clis.sh` ran) skips its test
-//! with a message.
+//! A CLI that is not installed fails its test unless `OVHOOK_SKIP_CLI_TESTS=1`.
 
 use crate::common;
 
@@ -43,10 +42,9 @@ fn cli(agent: &str) -> Option<PathBuf> {
     if bin.is_file() {
         return Some(bin);
     }
-    eprintln!(
-        "skipping the real {agent} CLI test: {} is not installed (run scripts/agent-clis.sh; \
-         it needs npm)",
-        bin.display()
+    common::cli_missing(
+        &format!("{agent} CLI"),
+        &format!("{} does not exist", bin.display()),
     );
     None
 }

@@ -29,9 +29,7 @@ pub fn claude_bin() -> Option<PathBuf> {
             String::from_utf8_lossy(&out.stdout).trim().to_owned(),
         )),
         Some(3) => {
-            eprintln!(
-                "SKIPPED: npm is not installed, so the real Claude Code CLI cannot be installed"
-            );
+            crate::common::cli_missing("Claude Code CLI", "npm is not installed");
             None
         }
         other => panic!("scripts/claude-code.sh install failed ({other:?})"),

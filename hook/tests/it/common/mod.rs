@@ -37,6 +37,20 @@ pub fn server_url() -> Option<String> {
     );
 }
 
+/// A real agent CLI a test needs is not installed. The test skips only when
+/// `OVHOOK_SKIP_CLI_TESTS=1` says so; otherwise it fails, since `scripts/test.sh` installs every
+/// pinned CLI and a missing one would hide a broken install behind a green run.
+pub fn cli_missing(what: &str, why: &str) {
+    if std::env::var("OVHOOK_SKIP_CLI_TESTS").is_ok_and(|v| v == "1") {
+        eprintln!("OVHOOK_SKIP_CLI_TESTS=1: skipping the real {what} test ({why})");
+        return;
+    }
+    panic!(
+        "the real {what} is not installed ({why}): run scripts/agent-clis.sh and \
+         scripts/claude-code.sh (they need npm), or set OVHOOK_SKIP_CLI_TESTS=1 to skip"
+    );
+}
+
 /// A unique `sess_<uuid>`-shaped id (the server is shared between tests and runs).
 pub fn unique_session() -> String {
     format!("sess_{}", uuid_like())
