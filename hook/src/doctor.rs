@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use ov_engine::config::{self, LoadContext, SourceStatus};
 use serde_json::Value;
 
-use crate::harness::zcode::config_file::{ConfigFile, OUR_HOOKS};
+use crate::harness::zcode::config_file::{disabled_hint, ConfigFile, OUR_HOOKS};
 use crate::harness::HookEvent;
 use crate::install::zcode_config_path;
 
@@ -217,14 +217,9 @@ fn zcode_checks(path: &Path, other_source: bool) -> Vec<Check> {
         what,
         format!("{} is valid", path.display()),
     ));
-    out.push(if file.hooks_enabled() {
-        Check::new(Level::Ok, "hooks.enabled", "true")
-    } else {
-        Check::new(
-            Level::Fail,
-            "hooks.enabled",
-            "not true: ZCode runs no config-file hook (run ovhook install)",
-        )
+    out.push(match disabled_hint(&file, path) {
+        None => Check::new(Level::Ok, "hooks.enabled", "true"),
+        Some(hint) => Check::new(Level::Fail, "hooks.enabled", hint),
     });
     let unknown = file.unknown_event_keys();
     out.push(if unknown.is_empty() {

@@ -15,6 +15,7 @@ pub mod hook_groups;
 pub mod json_doc;
 pub mod manifest;
 pub mod mcp_servers;
+pub mod original;
 pub mod ovcli;
 pub mod target;
 pub mod trust;
@@ -319,11 +320,31 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     let mut any_written = false;
     let mut report = Vec::new();
     let mut warnings = Vec::new();
-    for Loaded { place, mut doc } in main {
-        let notes = place
-            .format
-            .merge(&mut doc.root, &exe, want.and(place.holds));
+    let mut notes = Vec::new();
+    for Loaded { place, doc } in &mut main {
+        notes.push(
+            place
+                .format
+                .merge(&mut doc.root, &exe, want.and(place.holds)),
+        );
         warnings.extend(place.format.warnings(&doc.root, &place.path));
+    }
+    for Loaded { place, doc } in &mut moved {
+        // The same parts as before, now naming this binary.
+        let parts = place.format.present(&doc.root).and(place.holds);
+        place.format.merge(&mut doc.root, &exe, parts);
+    }
+    // Every file this install would change may be replaced (no FIFO, nothing read-only), or
+    // nothing is written at all.
+    let changing = main.iter().chain(&moved).filter(|l| l.doc.changed());
+    for path in changing.map(|l| &l.place.path) {
+        atomic::check_replaceable(path)?;
+    }
+    if creds.any() {
+        atomic::check_replaceable(&ovcli_path(&home))?;
+    }
+
+    for (Loaded { place, doc }, notes) in main.into_iter().zip(notes) {
         let created = doc.original.is_none();
         let wrote = doc.save()?;
         any_written |= wrote;
@@ -333,7 +354,11 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         let state = match (wrote, created) {
             (false, _) => "unchanged".to_owned(),
             (true, true) => "created".to_owned(),
-            (true, false) => format!("updated, backup {}", doc.backup_path().display()),
+            (true, false) => format!(
+                "updated, backup {}; your original is kept in {}",
+                doc.backup_path().display(),
+                original::path(&place.path).display()
+            ),
         };
         report.push(format!(
             "  {}: {} ({state})",
@@ -342,10 +367,7 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         ));
         report.extend(notes.into_iter().map(|n| format!("  note: {n}")));
     }
-    for Loaded { place, mut doc } in moved {
-        // The same parts as before, now naming this binary.
-        let parts = place.format.present(&doc.root).and(place.holds);
-        place.format.merge(&mut doc.root, &exe, parts);
+    for Loaded { place, doc } in moved {
         if doc.save()? {
             any_written = true;
             report.push(format!(
@@ -459,8 +481,41 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
     for (t, place) in places {
         loaded.push((t, load(place)?));
     }
+    // Decide every file's fate first; refuse before writing anything when one of them cannot
+    // be replaced.
+    let mut plans = Vec::new();
+    let mut total = 0;
+    for (_, Loaded { place, mut doc }) in loaded {
+        if doc.original.is_none() {
+            continue;
+        }
+        let current = doc.root.clone();
+        let removed = place.format.remove(&mut doc.root);
+        total += removed;
+        let ours_created = manifest.created.iter().any(|c| c == &place.path);
+        let fate = if ours_created && place.format.is_residue(&doc.root) {
+            Fate::Delete
+        } else {
+            match original::read(&place.path)? {
+                Some(orig) if original::restorable(&place, &current, &orig) => Fate::Restore(orig),
+                kept => Fate::Strip {
+                    edited_since: kept.is_some(),
+                },
+            }
+        };
+        let writes = match &fate {
+            Fate::Delete => true,
+            Fate::Restore(orig) => doc.original.as_deref() != Some(orig.as_slice()),
+            Fate::Strip { .. } => doc.changed(),
+        };
+        if writes {
+            atomic::check_replaceable(&place.path)?;
+        }
+        plans.push((place, doc, removed, fate));
+    }
     // The agent's record of trusting our hooks names them by their place in the file: it goes
-    // before they do.
+    // before they do,
+    // once every file is known to be replaceable.
     if only_project.is_none() {
         for t in &targets {
             if let Some(store) = t.hook_trust() {
@@ -471,32 +526,48 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
             }
         }
     }
-    let mut total = 0;
-    for (_, Loaded { place, mut doc }) in loaded {
-        if doc.original.is_none() {
-            continue;
-        }
-        let removed = place.format.remove(&mut doc.root);
-        total += removed;
-        let ours_created = manifest.created.iter().any(|c| c == &place.path);
-        if ours_created && place.format.is_residue(&doc.root) {
-            remove_file(&place.path)?;
-            remove_file(&doc.backup_path())?;
-            if let Some(dir) = place.path.parent() {
-                // Only an empty folder goes (e.g. `.zcode/` that install created).
-                let _ = std::fs::remove_dir(dir);
+    for (place, doc, removed, fate) in plans {
+        match fate {
+            Fate::Delete => {
+                remove_file(&place.path)?;
+                remove_file(&doc.backup_path())?;
+                if let Some(dir) = place.path.parent() {
+                    // Only an empty folder goes (e.g. `.zcode/` that install created).
+                    let _ = std::fs::remove_dir(dir);
+                }
+                println!(
+                    "ovhook: removed {} (install had created it)",
+                    place.path.display()
+                );
             }
-            println!(
-                "ovhook: removed {} (install had created it)",
-                place.path.display()
-            );
-        } else if doc.save()? {
-            println!(
-                "ovhook: removed {removed} OpenViking entries from {} (backup: {})",
-                place.path.display(),
-                doc.backup_path().display()
-            );
+            Fate::Restore(orig) => {
+                if doc.original.as_deref() != Some(orig.as_slice()) {
+                    doc.write_bytes(&orig)?;
+                    println!(
+                        "ovhook: restored {} byte for byte as it was before install (backup: {})",
+                        place.path.display(),
+                        doc.backup_path().display()
+                    );
+                }
+            }
+            Fate::Strip { edited_since } => {
+                if doc.changed() {
+                    doc.write_bytes(&doc.render())?;
+                    println!(
+                        "ovhook: removed {removed} OpenViking entries from {} (backup: {})",
+                        place.path.display(),
+                        doc.backup_path().display()
+                    );
+                    if edited_since {
+                        println!(
+                            "  it changed since install: only our entries were taken out, your \
+                             changes are kept"
+                        );
+                    }
+                }
+            }
         }
+        original::discard(&place.path)?;
         manifest.created.retain(|c| c != &place.path);
     }
     for t in &targets {
@@ -530,6 +601,20 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// What uninstall does with one file that holds (or held) our entries.
+enum Fate {
+    /// Install created it and nothing but ours is in it: deleted.
+    Delete,
+    /// It is the user's original plus our entries only: these original bytes are written back.
+    Restore(Vec<u8>),
+    /// Our entries are taken out, everything else stays (`edited_since`: an original was kept
+    /// but the file changed after install).
+    Strip {
+        /// An original was kept, and the file changed since.
+        edited_since: bool,
+    },
 }
 
 fn remove_file(path: &Path) -> anyhow::Result<()> {

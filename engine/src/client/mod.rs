@@ -37,6 +37,7 @@ mod error;
 mod from_config;
 mod profile;
 mod recall;
+pub mod redirect;
 mod session;
 mod transport;
 
@@ -207,8 +208,8 @@ impl Client {
             // Loopback servers are the norm; never route them through an environment proxy.
             .no_proxy()
             // A redirect would carry the prompt, the key and the account headers to wherever
-            // it points; a redirect is an answer that is not OpenViking's (see `call_raw`).
-            .redirect(reqwest::redirect::Policy::none())
+            // it points: never followed, and answered as not OpenViking's ([`redirect`]).
+            .redirect(redirect::policy())
             .build()
             .map_err(|e| ClientError::Config(format!("HTTP client: {e}")))?;
         Ok(Client {
@@ -362,20 +363,8 @@ impl Client {
             }
         };
         let status = resp.status().as_u16();
-        if (300..400).contains(&status) {
-            let target = resp
-                .headers()
-                .get(reqwest::header::LOCATION)
-                .and_then(|l| l.to_str().ok())
-                .and_then(|l| resp.url().join(l).ok())
-                .map_or_else(
-                    || "nowhere".to_owned(),
-                    |u| u.origin().ascii_serialization(),
-                );
-            return Err(ClientError::NotOpenViking {
-                url,
-                message: format!("redirect ({status}) to {target}, not followed"),
-            });
+        if let Some(message) = redirect::refusal_of(&resp) {
+            return Err(ClientError::NotOpenViking { url, message });
         }
         let request_id = resp
             .headers()

@@ -135,15 +135,8 @@ impl Placement {
             let Ok(file) = ConfigFile::read(p) else {
                 continue;
             };
-            if !file.hooks_enabled() {
-                out.push(Check::new(
-                    Level::Fail,
-                    "zcode projects",
-                    format!(
-                        "{}: hooks.enabled is not true, so no hook in it runs",
-                        p.display()
-                    ),
-                ));
+            if let Some(hint) = config_file::disabled_hint(&file, p) {
+                out.push(Check::new(Level::Fail, "zcode projects", hint));
             }
             let unknown = file.unknown_event_keys();
             if !unknown.is_empty() {

@@ -2,16 +2,23 @@
 //! [`PlaceFormat`](super::target::PlaceFormat), changed in memory, written back only when its
 //! rendering differs from the bytes read.
 //!
-//! Writing keeps the previous bytes as `<file>.bak` (0600), replaces the file atomically, keeps
-//! the mode of an existing file and creates a new one 0600 in 0700 folders. Key order is
-//! preserved (`serde_json` with `preserve_order`), so a re-install rewrites a file byte for byte.
+//! Reading refuses anything but a regular file without ever blocking (a FIFO is refused before
+//! it is opened) and follows symlinks. Writing goes through [`atomic::write`] (through a
+//! symlink, never onto a read-only file); it keeps the previous bytes as `<file>.bak` (0600)
+//! and, the first time ovhook changes a file, the user's own bytes as `<file>.ovhook-orig`
+//! ([`original`](super::original)), keeps the mode of an existing file and creates a new one
+//! 0600 in 0700 folders. Key order is preserved (`serde_json` with `preserve_order`), so a
+//! re-install rewrites a file byte for byte.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use serde_json::{Map, Value};
 
-use super::atomic;
+use super::{atomic, original};
+
+/// Largest settings file read (a real one is a few KiB).
+const MAX_BYTES: u64 = 16 << 20;
 
 /// The parsed file.
 #[derive(Debug, Clone)]
@@ -28,15 +35,20 @@ impl JsonDoc {
     /// Reads `path`, a `describe` (for the error). A missing or blank file is an empty object;
     /// anything but a JSON object is an error naming the path (the file is never touched).
     pub fn read(path: &Path, describe: &str) -> anyhow::Result<JsonDoc> {
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let bytes = match ov_engine::regular_file::read(path, MAX_BYTES) {
+            Ok(Some(b)) => b,
+            Ok(None) => {
                 return Ok(JsonDoc {
                     path: path.to_path_buf(),
                     root: Map::new(),
                     original: None,
                 })
             }
+            Err(ov_engine::regular_file::RegularFileError::NotRegular { kind, .. }) => bail!(
+                "{} is a {kind}, not a regular file: ovhook edits only regular files; move it \
+                 away and re-run",
+                path.display()
+            ),
             Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
         };
         let root = parse_object(&bytes).with_context(|| refusal(path, describe))?;
@@ -69,11 +81,21 @@ impl JsonDoc {
         backup_path(&self.path)
     }
 
-    /// Writes the file if it [changed](Self::changed). Returns whether it wrote.
+    /// Install's write: the file if it [changed](Self::changed), the user's own bytes kept in
+    /// `<file>.ovhook-orig` unless an earlier install kept them. Returns whether it wrote.
     pub fn save(&self) -> anyhow::Result<bool> {
         if !self.changed() {
             return Ok(false);
         }
+        if let Some(old) = &self.original {
+            original::keep(&self.path, old)?;
+        }
+        self.write_bytes(&self.render())?;
+        Ok(true)
+    }
+
+    /// Replaces the file with `bytes`, the previous bytes kept as `<file>.bak`.
+    pub fn write_bytes(&self, bytes: &[u8]) -> anyhow::Result<()> {
         let dir = self
             .path
             .parent()
@@ -83,8 +105,7 @@ impl JsonDoc {
         if let Some(old) = &self.original {
             atomic::write(&self.backup_path(), old, 0o600)?;
         }
-        atomic::write(&self.path, &self.render(), mode)?;
-        Ok(true)
+        atomic::write(&self.path, bytes, mode)
     }
 }
 

@@ -7,7 +7,8 @@
 //!
 //! Unlike the anchor, a malformed `ovcli.conf` is refused (and left untouched) instead of being
 //! replaced by `{}`. The file is 0600, its folder 0700; the previous file is kept as
-//! `ovcli.conf.bak` (0600) when it changes.
+//! `ovcli.conf.bak` (0600) when it changes. It is written through a symlink and never over a
+//! read-only file ([`atomic::write`]).
 
 use std::path::Path;
 
@@ -55,11 +56,9 @@ pub fn write(path: &Path, creds: &Credentials) -> anyhow::Result<Outcome> {
         .with_context(|| format!("{} has no parent folder", path.display()))?;
     atomic::create_dir(dir, 0o700)?;
     set_mode(dir, 0o700)?;
-    let original = match std::fs::read(path) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
-    };
+    // A FIFO or device is refused here without being opened for a blocking read.
+    let original = ov_engine::regular_file::read(path, 1 << 20)
+        .with_context(|| format!("could not read {}", path.display()))?;
     let mut map = match &original {
         None => Map::new(),
         Some(b) if b.iter().all(u8::is_ascii_whitespace) => Map::new(),
@@ -100,7 +99,10 @@ pub fn write(path: &Path, creds: &Credentials) -> anyhow::Result<Outcome> {
         serde_json::to_vec_pretty(&Value::Object(map)).context("could not encode ovcli.conf")?;
     bytes.push(b'\n');
     if original.as_deref() == Some(bytes.as_slice()) {
-        set_mode(path, 0o600)?;
+        // Only ever narrowed: a file the user made read-only stays read-only.
+        if let Some(mode) = atomic::mode_of(path) {
+            set_mode(path, mode & 0o600)?;
+        }
         return Ok(Outcome::Unchanged);
     }
     if let Some(old) = &original {

@@ -52,8 +52,13 @@ pub struct Upstream {
 /// One HTTP exchange's outcome, before mapping.
 enum Outcome {
     Messages(Vec<Value>),
-    Http { status: u16, body: String },
+    Http {
+        status: u16,
+        body: String,
+    },
     Transport(String),
+    /// A redirect (never followed): what the engine's rule says of it.
+    Redirect(String),
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -67,6 +72,9 @@ impl Upstream {
         let settings = resolve();
         let http = reqwest::blocking::Client::builder()
             .timeout(None::<Duration>)
+            // The hooks' rule: a redirect would carry the tool call and the identity headers
+            // to another origin, and its answer is not OpenViking's.
+            .redirect(ov_engine::client::redirect::policy())
             .build()
             .map_err(|e| anyhow::anyhow!("could not build the HTTP client: {e}"))?;
         Ok(Upstream {
@@ -277,7 +285,7 @@ impl Upstream {
             }
         }
         if let Some(n) = initialized {
-            if let other @ (Outcome::Http { .. } | Outcome::Transport(_)) =
+            if let other @ (Outcome::Http { .. } | Outcome::Transport(_) | Outcome::Redirect(_)) =
                 self.post(settings, url, &n.to_string(), true, None)
             {
                 eprintln!(
@@ -332,6 +340,9 @@ impl Upstream {
             Ok(r) => r,
             Err(e) => return Outcome::Transport(cause(&e)),
         };
+        if let Some(refusal) = ov_engine::client::redirect::refusal_of(&resp) {
+            return Outcome::Redirect(refusal);
+        }
         if let Some(sid) = resp
             .headers()
             .get("mcp-session-id")
@@ -563,6 +574,16 @@ fn map_error(id: Option<&Value>, outcome: Outcome, settings: &McpSettings) -> Va
             ),
             Some(json!({"cause": cause})),
         ),
+        Outcome::Redirect(refusal) => error(
+            id,
+            -32002,
+            format!(
+                "OpenViking MCP upstream ({}) answered with a {refusal}: the answer is not \
+                 OpenViking's. Point the MCP URL at the OpenViking server itself.",
+                settings.display_url()
+            ),
+            Some(json!({"cause": refusal})),
+        ),
         Outcome::Messages(_) => error(id, -32603, "internal error".to_owned(), None),
     }
 }
@@ -575,7 +596,7 @@ fn describe(outcome: &Outcome, settings: &McpSettings) -> String {
                 .map(|m| format!(": {m}"))
                 .unwrap_or_default()
         ),
-        Outcome::Transport(c) => format!("{} ({c})", settings.display_url()),
+        Outcome::Transport(c) | Outcome::Redirect(c) => format!("{} ({c})", settings.display_url()),
         Outcome::Messages(_) => "ok".to_owned(),
     }
 }

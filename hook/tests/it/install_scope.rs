@@ -120,13 +120,15 @@ fn project_scope_merges_only_our_hooks_at_the_git_root_and_records_it() {
     .success()
     .stdout(contains("may be committed"))
     .stdout(contains("trust the workspace"))
-    .stdout(contains(cfg_path.display().to_string()));
+    .stdout(contains(cfg_path.display().to_string()))
+    .stderr(contains("hooks.enabled is not set"));
 
     let cfg = read(&cfg_path);
     let top: Vec<&String> = cfg.as_object().expect("obj").keys().collect();
     assert_eq!(top, ["model", "hooks", "permissions"]);
     assert_eq!(cfg["permissions"], theirs["permissions"]);
-    assert_eq!(cfg["hooks"]["enabled"], json!(true));
+    // Their own hook is listed and the switch is not set (off): ours does not switch it on.
+    assert_eq!(cfg["hooks"].get("enabled"), None, "{cfg}");
     assert_eq!(
         cfg["hooks"]["events"]["PostToolUse"],
         theirs["hooks"]["events"]["PostToolUse"]

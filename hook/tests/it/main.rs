@@ -23,6 +23,7 @@ mod install;
 mod install_agents;
 mod install_claude_code;
 mod install_plugin;
+mod install_respect;
 mod install_scope;
 mod mcp_faults;
 mod mcp_server;

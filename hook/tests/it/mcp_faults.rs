@@ -552,3 +552,50 @@ fn sigterm_exits_143_after_closing_the_session() {
     assert_eq!(last.method, "DELETE");
     assert_eq!(last.header("mcp-session-id"), Some("abc"));
 }
+
+/// The configured server answers 307 to another origin (a second loopback port): the proxy
+/// follows nothing, so the other origin receives no request (no tool call, no query, no key or
+/// identity header), and the agent gets a clear error naming the redirect instead of the other
+/// origin's answer.
+#[test]
+fn a_redirect_to_another_origin_is_never_followed() {
+    let elsewhere = FakeServer::start(|req: &Seen| {
+        let id = req.body.get("id").cloned().unwrap_or(Value::Null);
+        Reply::json(200, &ok_result(&id, "an answer that is not OpenViking's"))
+    });
+    let target = elsewhere.url.clone();
+    let server = FakeServer::start(move |_req: &Seen| {
+        Reply::json(307, "").with_header("Location", &format!("{target}/mcp"))
+    });
+    let home = tempfile::tempdir().expect("tempdir");
+    let mut proxy = spawn(
+        home.path(),
+        &[
+            ("OPENVIKING_URL", server.url.clone()),
+            ("OPENVIKING_API_KEY", "secret-key".into()),
+            ("OPENVIKING_ACCOUNT", "acct".into()),
+            ("OPENVIKING_USER", "usr".into()),
+        ],
+    );
+    let r = proxy.call(&initialize(1));
+    assert_eq!(r["id"], 1, "{r}");
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("redirect (307)") && message.contains("not followed"),
+        "{r}"
+    );
+    let other_origin = elsewhere.url.trim_end_matches('/');
+    assert!(message.contains(other_origin), "{r}");
+    let r = proxy.call(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"find","arguments":{"query":"my secret plans"}}}));
+    assert_eq!(r["id"], 2, "{r}");
+    assert!(r["result"].is_null() && r["error"].is_object(), "{r}");
+    let (status, _) = proxy.close();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        elsewhere.seen().is_empty(),
+        "the other origin was contacted: {:?}",
+        elsewhere.seen().len()
+    );
+    assert!(!server.seen().is_empty(), "the configured server was asked");
+}

@@ -118,9 +118,9 @@ impl ConfigFile {
     /// Reads and validates the file's shape. A missing file is an empty config; a malformed
     /// one is an error naming the path and the problem (the file is never touched).
     pub fn read(path: &Path) -> anyhow::Result<ConfigFile> {
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let bytes = match ov_engine::regular_file::read(path, 16 << 20) {
+            Ok(Some(b)) => b,
+            Ok(None) => {
                 return Ok(ConfigFile {
                     root: Map::new(),
                     original: None,
@@ -207,10 +207,44 @@ impl ConfigFile {
             })
     }
 
+    /// Hook entries that are neither ours nor the Node plugin's, every event counted.
+    pub fn foreign_entries(&self) -> usize {
+        let Some(events) = self.events() else {
+            return 0;
+        };
+        events
+            .keys()
+            .map(|ev| {
+                self.entries(ev)
+                    .filter(|(_, e)| !is_ours(e) && !is_node_plugin(e))
+                    .count()
+            })
+            .sum()
+    }
+
     /// `mcp.servers.openviking`, if present.
     pub fn mcp_entry(&self) -> Option<&Value> {
         self.root.get("mcp")?.get("servers")?.get(MCP_NAME)
     }
+}
+
+/// What the user must do when `hooks.enabled` keeps every hook in the file at `path` off;
+/// `None` when it is `true`. Install says it (it never changes the switch) and so does doctor.
+pub fn disabled_hint(file: &ConfigFile, path: &Path) -> Option<String> {
+    if file.hooks_enabled() {
+        return None;
+    }
+    let state = match file.root.get("hooks").and_then(|h| h.get("enabled")) {
+        None => "is not set (ZCode's default: off)",
+        Some(Value::Bool(false)) => "is false",
+        Some(_) => "is not true",
+    };
+    Some(format!(
+        "{}: hooks.enabled {state}, so ZCode runs no hook from this file, ovhook's included. \
+         ovhook leaves that switch to you: to run the hooks, set \"hooks\": {{\"enabled\": true}} \
+         in that file (it also switches on every other hook listed there)",
+        path.display()
+    ))
 }
 
 /// Checks the shape ZCode requires of the parts we touch.
@@ -244,12 +278,24 @@ pub fn validate(root: &Map<String, Value>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Puts our four hooks for the binary at `exe` into `root` (and `hooks.enabled: true`), each
-/// where the first of ours (or the Node plugin's) was, else at the end of its event's list.
+/// Puts our four hooks for the binary at `exe` into `root`, each where the first of ours (or
+/// the Node plugin's) was, else at the end of its event's list.
+///
+/// `hooks.enabled` is the user's switch for every hook in the file and is never changed: only
+/// when it is absent (ZCode's default: off) and the file lists no hook but ours is it set to
+/// `true`, which switches on nothing but ours. Otherwise [`disabled_hint`] tells the user.
 pub fn merge_hooks(root: &mut Map<String, Value>, exe: &Path) {
     let exe_str = exe.to_string_lossy().into_owned();
+    let only_ours = ConfigFile {
+        root: root.clone(),
+        original: None,
+    }
+    .foreign_entries()
+        == 0;
     let hooks = object_at(root, "hooks");
-    hooks.insert("enabled".into(), Value::Bool(true));
+    if only_ours && !hooks.contains_key("enabled") {
+        hooks.insert("enabled".into(), Value::Bool(true));
+    }
     let events = object_at(hooks, "events");
     for (event, sub, matcher, timeout_ms, status) in OUR_HOOKS {
         let mut group = Map::new();

@@ -206,7 +206,8 @@ impl PlaceFormat for ZCodeConfig {
     }
 
     fn is_residue(&self, root: &Map<String, Value>) -> bool {
-        // `hooks.enabled: true` is what merge set and remove keeps.
+        // `hooks.enabled: true` is what merge may set (on a file with no other hook) and
+        // remove keeps.
         root.is_empty()
             || root.len() == 1 && root.get("hooks") == Some(&serde_json::json!({ "enabled": true }))
     }
@@ -216,6 +217,12 @@ impl PlaceFormat for ZCodeConfig {
             root: root.clone(),
             original: None,
         };
+        let has_ours = config_file::OUR_HOOKS
+            .iter()
+            .any(|h| !file.our_entries(h.0).is_empty());
+        let disabled = config_file::disabled_hint(&file, path)
+            .filter(|_| has_ours)
+            .map(|hint| format!("warning: {hint}"));
         file.unknown_event_keys()
             .into_iter()
             .map(|k| {
@@ -227,6 +234,7 @@ impl PlaceFormat for ZCodeConfig {
                     config_file::VALID_EVENTS.join(", ")
                 )
             })
+            .chain(disabled)
             .collect()
     }
 }
