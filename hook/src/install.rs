@@ -2,9 +2,14 @@
 //!
 //! Every harness is an [`target::InstallTarget`]: the files ([`target::Place`]s) an install at
 //! user or project scope edits and their formats. Install reads and validates every place first,
-//! then merges our entries into each, keeping every foreign entry and key in place, backs the
-//! previous file up as `<file>.bak` (0600) and replaces it atomically. A re-run that changes
-//! nothing writes nothing. Project installs are recorded in the [`manifest`] so uninstall and
+//! then merges our entries into each, keeping every foreign entry and key in place, checks that
+//! every file it would change may be replaced ([`atomic::check_replaceable`]: no FIFO, nothing
+//! read-only) and only then writes: the previous file backed up as `<file>.bak` (0600), the
+//! user's bytes before ovhook's first change kept as `<file>.ovhook-orig` ([`original`]), the file
+//! replaced atomically (through a symlink). A re-run that changes nothing writes nothing.
+//! Uninstall decides every file's fate the same way before writing any: deleted (install created
+//! it), given back byte for byte (it is the original plus our entries only), or stripped of our
+//! entries (the user changed it since). Project installs are recorded in the [`manifest`] so uninstall and
 //! later installs (an upgrade moving the binary) find them. Credential flags go to `ovcli.conf`
 //! ([`ovcli`]), never into a project file; without them `ovcli.conf` is not touched.
 //!
@@ -19,6 +24,9 @@ pub mod original;
 pub mod ovcli;
 pub mod target;
 pub mod trust;
+mod uninstall;
+
+pub use uninstall::run_uninstall;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -442,197 +450,4 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         eprintln!("{w}");
     }
     Ok(0)
-}
-
-/// `ovhook uninstall`.
-pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
-    let args = match parse(args, false) {
-        Ok(a) => a,
-        Err(msg) => return Ok(usage_error(&msg)),
-    };
-    let home = home_dir(args.home.clone())?;
-    let targets: Vec<&dyn InstallTarget> = match args.harness.as_deref() {
-        Some(h) => target::by_name(h).into_iter().collect(),
-        None => target::targets().to_vec(),
-    };
-    let state = state_root(&home);
-    let manifest_path = manifest::path(&state);
-    let mut manifest = Manifest::read(&manifest_path)?;
-    let only_project = match args.scope.as_deref() {
-        Some("project") => Some(scope_of(&args)?),
-        _ => None,
-    };
-
-    let mut places: Vec<(&dyn InstallTarget, Place)> = Vec::new();
-    for t in &targets {
-        match &only_project {
-            Some(scope) => places.extend(t.places(&home, scope).into_iter().map(|p| (*t, p))),
-            None => {
-                places.extend(t.places(&home, &Scope::User).into_iter().map(|p| (*t, p)));
-                places.extend(
-                    recorded_places(*t, &home, &manifest, &Scope::User)
-                        .into_iter()
-                        .map(|p| (*t, p)),
-                );
-            }
-        }
-    }
-    let mut loaded = Vec::new();
-    for (t, place) in places {
-        loaded.push((t, load(place)?));
-    }
-    // Decide every file's fate first; refuse before writing anything when one of them cannot
-    // be replaced.
-    let mut plans = Vec::new();
-    let mut total = 0;
-    for (_, Loaded { place, mut doc }) in loaded {
-        if doc.original.is_none() {
-            continue;
-        }
-        let current = doc.root.clone();
-        let removed = place.format.remove(&mut doc.root);
-        total += removed;
-        let ours_created = manifest.created.iter().any(|c| c == &place.path);
-        let fate = if ours_created && place.format.is_residue(&doc.root) {
-            Fate::Delete
-        } else {
-            match original::read(&place.path)? {
-                Some(orig) if original::restorable(&place, &current, &orig) => Fate::Restore(orig),
-                kept => Fate::Strip {
-                    edited_since: kept.is_some(),
-                },
-            }
-        };
-        let writes = match &fate {
-            Fate::Delete => true,
-            Fate::Restore(orig) => doc.original.as_deref() != Some(orig.as_slice()),
-            Fate::Strip { .. } => doc.changed(),
-        };
-        if writes {
-            atomic::check_replaceable(&place.path)?;
-        }
-        plans.push((place, doc, removed, fate));
-    }
-    // The agent's record of trusting our hooks names them by their place in the file: it goes
-    // before they do,
-    // once every file is known to be replaceable.
-    if only_project.is_none() {
-        for t in &targets {
-            if let Some(store) = t.hook_trust() {
-                let gone = store.forget(&home)?;
-                if gone > 0 {
-                    println!("ovhook: removed {gone} {} hook trust records", t.title());
-                }
-            }
-        }
-    }
-    for (place, doc, removed, fate) in plans {
-        match fate {
-            Fate::Delete => {
-                remove_file(&place.path)?;
-                remove_file(&doc.backup_path())?;
-                if let Some(dir) = place.path.parent() {
-                    // Only an empty folder goes (e.g. `.zcode/` that install created).
-                    let _ = std::fs::remove_dir(dir);
-                }
-                println!(
-                    "ovhook: removed {} (install had created it)",
-                    place.path.display()
-                );
-            }
-            Fate::Restore(orig) => {
-                if doc.original.as_deref() != Some(orig.as_slice()) {
-                    doc.write_bytes(&orig)?;
-                    println!(
-                        "ovhook: restored {} byte for byte as it was before install (backup: {})",
-                        place.path.display(),
-                        doc.backup_path().display()
-                    );
-                }
-            }
-            Fate::Strip { edited_since } => {
-                if doc.changed() {
-                    doc.write_bytes(&doc.render())?;
-                    println!(
-                        "ovhook: removed {removed} OpenViking entries from {} (backup: {})",
-                        place.path.display(),
-                        doc.backup_path().display()
-                    );
-                    if edited_since {
-                        println!(
-                            "  it changed since install: only our entries were taken out, your \
-                             changes are kept"
-                        );
-                    }
-                }
-            }
-        }
-        original::discard(&place.path)?;
-        manifest.created.retain(|c| c != &place.path);
-    }
-    for t in &targets {
-        match &only_project {
-            Some(Scope::Project { root }) => manifest
-                .projects
-                .retain(|p| !(p.harness == t.name() && &p.root == root)),
-            _ => manifest.projects.retain(|p| p.harness != t.name()),
-        }
-    }
-    manifest.write(&manifest_path)?;
-    if total == 0 {
-        println!("ovhook: nothing of ours was installed");
-    }
-    if only_project.is_none() {
-        // Everything ovhook keeps in the state root but the journals (the root may be a folder
-        // the user chose: only names ovhook writes are removed).
-        let log = ov_engine::paths::log_file(&state);
-        remove_file(&log)?;
-        remove_file(&log.with_extension("log.1"))?;
-        remove_file(&ov_engine::backoff::path(&state))?;
-        let journals = ov_engine::paths::journals_dir(&state);
-        println!(
-            "  kept: the journals in {} (every captured turn; delete them with: rm -rf {})",
-            journals.display(),
-            shell_quote(&journals)
-        );
-        println!(
-            "  kept: {} (OpenViking's own CLI reads it too)",
-            ovcli_path(&home).display()
-        );
-    }
-    Ok(0)
-}
-
-/// What uninstall does with one file that holds (or held) our entries.
-enum Fate {
-    /// Install created it and nothing but ours is in it: deleted.
-    Delete,
-    /// It is the user's original plus our entries only: these original bytes are written back.
-    Restore(Vec<u8>),
-    /// Our entries are taken out, everything else stays (`edited_since`: an original was kept
-    /// but the file changed after install).
-    Strip {
-        /// An original was kept, and the file changed since.
-        edited_since: bool,
-    },
-}
-
-fn remove_file(path: &Path) -> anyhow::Result<()> {
-    match std::fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e).with_context(|| format!("could not remove {}", path.display())),
-    }
-}
-
-/// `path` quoted for a POSIX shell.
-fn shell_quote(path: &Path) -> String {
-    let s = path.to_string_lossy();
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+~".contains(c))
-    {
-        s.into_owned()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }

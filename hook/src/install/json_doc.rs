@@ -6,7 +6,7 @@
 //! it is opened) and follows symlinks. Writing goes through [`atomic::write`] (through a
 //! symlink, never onto a read-only file); it keeps the previous bytes as `<file>.bak` (0600)
 //! and, the first time ovhook changes a file, the user's own bytes as `<file>.ovhook-orig`
-//! ([`original`](super::original)), keeps the mode of an existing file and creates a new one
+//! ([`original`]), keeps the mode of an existing file and creates a new one
 //! 0600 in 0700 folders. Key order is preserved (`serde_json` with `preserve_order`), so a
 //! re-install rewrites a file byte for byte.
 
