@@ -99,6 +99,18 @@ pub fn command() -> Command {
                     "no-mcp",
                     "Install the hooks without the OpenViking MCP server",
                 ))
+                .arg(flag(
+                    "trust",
+                    "For an agent that runs only hooks you trust (Codex): record that you trust \
+                     ovhook's hooks, as its own review screen does",
+                ))
+                .arg(
+                    flag(
+                        "no-trust",
+                        "Do not record trust in ovhook's hooks, and do not ask",
+                    )
+                    .conflicts_with("trust"),
+                )
                 .arg(value(
                     "url",
                     "URL",

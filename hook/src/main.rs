@@ -1,7 +1,8 @@
-//! `ovhook`: OpenViking long-term memory for ZCode and Claude Code.
+//! `ovhook`: OpenViking long-term memory for coding agents (every harness in
+//! [`harness::ALL`]).
 //!
 //! Hook subcommands read the hook payload on stdin, journal it, answer on stdout in
-//! ZCode's canonical schema (or print nothing) and exit 0 on every path, panics
+//! the harness's own output schema (or print nothing) and exit 0 on every path, panics
 //! included. argv is parsed by hand: the hook hot path must start in about a
 //! millisecond.
 
@@ -19,7 +20,7 @@ mod worker;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-usage: ovhook [--harness zcode|claude-code] <command>
+usage: ovhook [--harness zcode|claude-code|qwen|codex|copilot] <command>
 
 hook commands (stdin: the hook payload; always exit 0; the harness is the one the
 hooks were installed for, zcode when not given):
@@ -30,7 +31,7 @@ hooks were installed for, zcode when not given):
   session-end          capture what is left and commit the session (detached)
 
 other commands:
-  install [--harness zcode|claude-code] [--scope user|project] [--no-mcp] [--api-key -] ...
+  install [--harness NAME] [--scope user|project] [--no-mcp] [--api-key -] ...
                        (ovhook install --help for every option)
   uninstall            remove our entries from every place an install wrote
   drain                finish all unfinished work of every session

@@ -4,6 +4,20 @@
 //! output rules, transcript reader and installer target in its own module and
 //! implements [`Harness`]; the journal, projector, planner, client and outbox
 //! never learn which harness fed them (events carry the harness's name as data).
+//!
+//! # Where each harness lives
+//!
+//! | harness | wire (payloads) | output | transcript | install target | doctor |
+//! |---|---|---|---|---|---|
+//! | `zcode` | `zcode/wire.rs` | `zcode/output.rs` | `zcode/rollout_source.rs` over `ov_engine::rollout` | `zcode/install_target.rs`, `zcode/config_file.rs`, `zcode/installed.rs` | `doctor.rs`, `doctor/placement.rs` |
+//! | `claude-code` | `claude_code/wire.rs` | `claude_code/output.rs` | `claude_code/transcript_source.rs` over `ov_engine::transcript::claude_code` | `claude_code/install_target.rs`, `claude_code/plugin.rs` | `doctor/claude_code.rs` |
+//! | `qwen` | `qwen/wire.rs` | Claude Code's | none (payloads carry the turn) | `qwen/install_target.rs` | `doctor/agents.rs` |
+//! | `codex` | `codex/wire.rs` | Claude Code's | none (payloads carry the turn) | `codex/install_target.rs`, `codex/trust.rs` (Codex's hook trust) | `doctor/agents.rs` |
+//! | `copilot` | `copilot/wire.rs` | `copilot/output.rs` | `copilot/transcript_source.rs` over `ov_engine::transcript::copilot` | `copilot/install_target.rs` | `doctor/agents.rs` |
+//!
+//! Shared by several: [`input`] (the flat JSON payload parser and its field tables),
+//! [`payload_only`] (a harness whose payloads carry everything: Qwen, Codex), [`context_fit`]
+//! (fitting injected text under a cap).
 
 pub mod claude_code;
 pub mod codex;
