@@ -33,6 +33,7 @@ use crate::failpoint;
 use crate::plan::plan;
 use crate::projector::State;
 use crate::store::{now_ms, SessionStore, StoreError};
+use crate::turn::RolloutChunk;
 
 pub use reconcile::{classify_in_doubt, IN_DOUBT_SETTLE_MS};
 pub use transport::{
@@ -230,6 +231,33 @@ fn unreachable_event(e: &TransportError, settings: &DeliverySettings) -> Event {
 /// while a file that keeps growing cannot hold the worker.
 const MAX_READS_PER_PASS: usize = 1024;
 
+/// The problem a read with lines it could not use is: how many, where, and the turns there
+/// that ended without an answer (the answer may have been such a line). `None` when every
+/// line was read.
+fn unread_lines(chunk: &RolloutChunk) -> Option<String> {
+    if chunk.bad_lines == 0 {
+        return None;
+    }
+    let lost: Vec<&str> = chunk
+        .fragments
+        .iter()
+        .filter(|f| f.final_text.is_none() && (f.superseded || f.interrupted))
+        .map(|f| f.turn_id.as_str())
+        .collect();
+    Some(format!(
+        "{} line(s) in bytes {}..{} skipped (over the {} MiB line limit, or not a transcript line){}",
+        chunk.bad_lines,
+        chunk.start,
+        chunk.end,
+        crate::transcript::tail::MAX_LINE_BYTES >> 20,
+        if lost.is_empty() {
+            String::new()
+        } else {
+            format!("; ended there without an answer: turn {}", lost.join(", "))
+        }
+    ))
+}
+
 /// Reads what is new in the transcript, one journaled [`Event::RolloutRead`] per read,
 /// until the read reaches the length the file had or stops moving.
 fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(), RunError> {
@@ -245,11 +273,21 @@ fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(
                 let moved = chunk.rescanned
                     || resume.is_none_or(|(id, off)| id != chunk.identity || off != chunk.end);
                 let more = moved && chunk.end > chunk.start && chunk.end < chunk.file_len;
+                let unread = unread_lines(&chunk);
                 if moved || !chunk.fragments.is_empty() {
                     run.append(
                         Event::RolloutRead {
                             path: source.path(),
                             chunk,
+                        },
+                        Durability::Buffered,
+                    )?;
+                }
+                if let Some(message) = unread {
+                    run.append(
+                        Event::Problem {
+                            context: format!("transcript {}", source.path()),
+                            message,
                         },
                         Durability::Buffered,
                     )?;

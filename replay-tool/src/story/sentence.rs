@@ -117,6 +117,14 @@ pub(super) fn sentence(
             if frag.superseded {
                 facts.push("a later turn after it".into());
             }
+            if chunk.bad_lines > 0 {
+                facts.push(format!(
+                    "{} line(s) of that range skipped (over the {} MiB line limit, or not a \
+                     transcript line): part of this turn may be lost",
+                    chunk.bad_lines,
+                    ov_engine::transcript::tail::MAX_LINE_BYTES >> 20
+                ));
+            }
             Some(format!(
                 "read from the rollout {path}, bytes {}..{}{}: {}",
                 chunk.start,

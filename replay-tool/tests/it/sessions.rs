@@ -79,3 +79,99 @@ fn no_state_root_is_no_sessions() {
         .success()
         .stdout(predicate::str::contains("0 session(s)"));
 }
+
+/// Claude Code's transcript at `path` read by the real reader (its line limit included).
+struct Transcript(std::path::PathBuf);
+
+impl ov_engine::delivery::TranscriptSource for Transcript {
+    fn read(
+        &self,
+        resume: Option<(ov_engine::turn::FileIdentity, u64)>,
+    ) -> std::io::Result<Option<ov_engine::turn::RolloutChunk>> {
+        self.read_after(resume, None)
+    }
+    fn read_after(
+        &self,
+        resume: Option<(ov_engine::turn::FileIdentity, u64)>,
+        last_turn: Option<&str>,
+    ) -> std::io::Result<Option<ov_engine::turn::RolloutChunk>> {
+        ov_engine::transcript::claude_code::read_chunk(&self.0, resume, last_turn)
+    }
+    fn path(&self) -> String {
+        self.0.display().to_string()
+    }
+}
+
+/// An answer line of 120 MB is over the transcript line limit (64 MiB): it is skipped, and
+/// `sessions` shows it as the session's problem, naming the turn that ended without its
+/// answer; `why` of that turn says a line of its range was skipped.
+#[test]
+fn an_answer_line_over_the_line_limit_is_a_problem() {
+    use std::io::Write;
+
+    use ov_engine::event::{Event, HookKind, HookReceived};
+    use ov_journal::Durability;
+
+    let root = tempfile::tempdir().unwrap();
+    let transcript = root.path().join("t.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&transcript).unwrap());
+    let user = |id: &str, text: &str| {
+        serde_json::json!({"type": "user", "promptId": id, "message": {"role": "user", "content": text}})
+            .to_string()
+    };
+    writeln!(f, "{}", user("p1", "write the whole report")).unwrap();
+    // The answer, written as it streams: 120 MB of text in one line.
+    f.write_all(br#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":""#)
+        .unwrap();
+    let block = [b'x'; 1 << 20];
+    for _ in 0..120 {
+        f.write_all(&block).unwrap();
+    }
+    f.write_all(b"\"}]}}\n").unwrap();
+    writeln!(f, "{}", user("p2", "thanks")).unwrap();
+    f.into_inner().unwrap().sync_all().unwrap();
+    assert!(
+        std::fs::metadata(&transcript).unwrap().len()
+            > ov_engine::transcript::tail::MAX_LINE_BYTES as u64
+    );
+
+    let store =
+        ov_engine::store::SessionStore::open(&root.path().join("journals/sess_big")).unwrap();
+    for (kind, turn) in [(HookKind::PromptSubmit, "p1"), (HookKind::Stop, "p1")] {
+        let h = HookReceived {
+            kind: Some(kind),
+            harness: "claude-code".into(),
+            session_id: Some("sess_big".into()),
+            turn_id: Some(turn.into()),
+            ..HookReceived::default()
+        };
+        store
+            .append(Event::HookReceived(h), Durability::Buffered)
+            .unwrap();
+    }
+    let settings = ov_engine::delivery::DeliverySettings::new("cc-sess_big".into());
+    ov_engine::delivery::deliver(&store, Some(&Transcript(transcript)), None, &settings).unwrap();
+    drop(store);
+
+    let out = ovreplay()
+        .args(["sessions", "--json", "--state-dir"])
+        .arg(root.path())
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let problem = v[0]["last_problem"].as_str().unwrap_or_default();
+    assert!(
+        problem.contains("1 line(s)")
+            && problem.contains("64 MiB")
+            && problem.contains("without an answer: turn p1"),
+        "{problem}"
+    );
+    let out = ovreplay()
+        .args(["why"])
+        .arg(root.path().join("journals/sess_big"))
+        .arg("p1")
+        .assert()
+        .success();
+    let story = String::from_utf8_lossy(&out.get_output().stdout);
+    assert!(story.contains("1 line(s) of that range skipped"), "{story}");
+}
