@@ -35,6 +35,8 @@ pub(super) fn reconcile(
         .chain(run.state.commit.in_flight.iter().map(|c| c.started_at_ms))
         .max();
     if let Some(started) = youngest {
+        // A start after now (the clock moved back since) is of unknown age: the whole window,
+        // never longer.
         let age = now_ms().saturating_sub(started);
         if age < settings.in_doubt_settle_ms {
             std::thread::sleep(Duration::from_millis(settings.in_doubt_settle_ms - age));

@@ -739,3 +739,32 @@ fn a_hook_stopped_while_waiting_keeps_its_event() {
     });
     assert!(received, "the SessionStart event was lost");
 }
+
+/// A hook whose stdout nobody reads any more (the harness closed it) exits 0: the write fails
+/// with EPIPE (SIGPIPE is ignored) and the hook goes on.
+#[test]
+fn a_hook_whose_stdout_is_closed_exits_zero() {
+    let env = Env::new();
+    let cwd = env.home().to_path_buf();
+    for harness in ["zcode", "claude-code"] {
+        let mut child = env
+            .command(&["--harness", harness, "pre-tool-use"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        drop(child.stdout.take());
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(
+                payload("pre-tool-use", &unique_session(), &cwd)
+                    .to_string()
+                    .as_bytes(),
+            )
+            .expect("payload");
+        drop(stdin);
+        let status = child.wait().expect("wait");
+        assert_eq!(status.code(), Some(0), "{harness}: {status}");
+    }
+}
