@@ -351,6 +351,20 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     if creds.any() {
         atomic::check_replaceable(&ovcli_path(&home))?;
     }
+    // The agent's trust in our hooks (Codex): asked before anything is written, so that its
+    // file is checked with the others.
+    let trust = match target.hook_trust() {
+        Some(store) if want.hooks && scope == Scope::User => {
+            let yes = trust::consent(args.trust, &store.question());
+            if yes {
+                for file in store.files(&home) {
+                    atomic::check_replaceable(&file)?;
+                }
+            }
+            Some((store, yes))
+        }
+        _ => None,
+    };
 
     for (Loaded { place, doc }, notes) in main.into_iter().zip(notes) {
         let created = doc.original.is_none();
@@ -398,15 +412,10 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         manifest.add_project(target.name(), root);
     }
     manifest.write(&manifest_path)?;
-    let trust_lines = match target.hook_trust() {
-        Some(store) if want.hooks && scope == Scope::User => {
-            if trust::consent(args.trust, &store.question()) {
-                store.record(&home)?
-            } else {
-                vec![format!("note: {}", store.how_to())]
-            }
-        }
-        _ => Vec::new(),
+    let trust_lines = match trust {
+        Some((store, true)) => store.record(&home)?,
+        Some((store, false)) => vec![format!("note: {}", store.how_to())],
+        None => Vec::new(),
     };
 
     let verb = if any_written {

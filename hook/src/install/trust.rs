@@ -33,6 +33,9 @@ pub trait HookTrust: Sync {
     fn forget(&self, home: &Path) -> anyhow::Result<usize>;
     /// Which of our installed hooks the agent trusts.
     fn status(&self, home: &Path) -> anyhow::Result<TrustStatus>;
+    /// The files [`record`](Self::record) and [`forget`](Self::forget) write (install and
+    /// uninstall check them before writing anything).
+    fn files(&self, home: &Path) -> Vec<std::path::PathBuf>;
 }
 
 /// The user's answer to "trust our hooks?", from `--trust` / `--no-trust`, else asked on the

@@ -81,6 +81,15 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
         }
         plans.push((place, doc, removed, fate));
     }
+    if only_project.is_none() {
+        for store in targets.iter().filter_map(|t| t.hook_trust()) {
+            if !store.status(&home)?.trusted.is_empty() {
+                for file in store.files(&home) {
+                    atomic::check_replaceable(&file)?;
+                }
+            }
+        }
+    }
     // The agent's record of trusting our hooks names them by their place in the file: it goes
     // before they do, once every file is known to be replaceable.
     if only_project.is_none() {

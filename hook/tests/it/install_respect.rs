@@ -419,3 +419,85 @@ fn zcode_hooks_enabled_false_is_never_switched_on() {
     assert_eq!(after["hooks"]["enabled"], json!(true), "{after}");
     assert!(!stderr(&out).contains("hooks.enabled"), "{}", stderr(&out));
 }
+
+/// Project scope gets the same guarantees: an untouched repository file comes back byte for
+/// byte, a symlinked one is written through and a read-only one refuses the install.
+#[test]
+fn project_scope_files_get_the_same_guarantees() {
+    let text = "{\r\n\t\"model\": \"caf\\u00e9\", \"n\": 1.0e2 }";
+    for (name, rel) in [
+        ("zcode", ".zcode/config.json"),
+        ("claude-code", ".claude/settings.json"),
+    ] {
+        let home = tempfile::tempdir().expect("tempdir");
+        let repo = home.path().join("repo");
+        fs::create_dir_all(repo.join(".git")).expect("git");
+        let file = repo.join(rel);
+        put(&file, text.as_bytes());
+        let project = ["--harness", name, "--scope", "project", "--project"];
+        let args = |verb: &'static str| {
+            let mut a = vec![verb];
+            a.extend(project);
+            a.push(repo.to_str().expect("utf8"));
+            a
+        };
+        ovhook(home.path(), &args("install")).success();
+        assert_ne!(fs::read_to_string(&file).expect("read"), text, "{name}");
+        ovhook(home.path(), &args("uninstall")).success();
+        assert_eq!(fs::read_to_string(&file).expect("read"), text, "{name}");
+
+        // A link into a dotfiles folder.
+        let target = home.path().join("dotfiles").join(format!("{name}.json"));
+        put(&target, text.as_bytes());
+        fs::remove_file(&file).expect("rm");
+        std::os::unix::fs::symlink(&target, &file).expect("symlink");
+        ovhook(home.path(), &args("install")).success();
+        assert!(fs::symlink_metadata(&file)
+            .expect("meta")
+            .file_type()
+            .is_symlink());
+        assert_ne!(fs::read_to_string(&target).expect("read"), text, "{name}");
+        ovhook(home.path(), &args("uninstall")).success();
+        assert!(fs::symlink_metadata(&file)
+            .expect("meta")
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(&target).expect("read"), text, "{name}");
+
+        // Read-only: refused, nothing written (not even the manifest).
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o444)).expect("chmod");
+        let before = tree(home.path());
+        let out = ovhook(home.path(), &args("install")).code(1);
+        assert!(
+            stderr(&out).contains("read-only"),
+            "{name}: {}",
+            stderr(&out)
+        );
+        assert_eq!(tree(home.path()), before, "{name}");
+    }
+}
+
+/// Codex's trust records go into its `config.toml`: a read-only one refuses `install --trust`
+/// before the hooks file is written.
+#[test]
+fn a_read_only_codex_config_refuses_a_trusting_install_before_any_write() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let config = home.path().join(".codex/config.toml");
+    put(&config, b"model = \"gpt-5\"\n");
+    fs::set_permissions(&config, fs::Permissions::from_mode(0o444)).expect("chmod");
+    let before = tree(home.path());
+    let out = ovhook(home.path(), &["install", "--harness", "codex", "--trust"]).code(1);
+    assert!(
+        stderr(&out).contains("read-only") && stderr(&out).contains("config.toml"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(tree(home.path()), before);
+    // Without --trust the file is not written, so it does not matter.
+    ovhook(
+        home.path(),
+        &["install", "--harness", "codex", "--no-trust"],
+    )
+    .success();
+    assert!(home.path().join(".codex/hooks.json").exists());
+}

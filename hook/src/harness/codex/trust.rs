@@ -320,6 +320,10 @@ impl HookTrust for CodexTrust {
         Ok(gone.len())
     }
 
+    fn files(&self, home: &Path) -> Vec<PathBuf> {
+        vec![config_path(home)]
+    }
+
     fn status(&self, home: &Path) -> anyhow::Result<TrustStatus> {
         let ours = installed(home)?;
         let cfg = ConfigDoc::read(home)?;
