@@ -18,13 +18,14 @@ use std::time::{Duration, Instant};
 
 use crate::error::{CorruptionKind, Error, IoContext, Result};
 use crate::format::{
-    encode_frame, frame_size, FLAG_BEGIN, FLAG_END, MAX_PAYLOAD_LEN, SEGMENT_HEADER_LEN,
+    encode_frame, frame_size, Salt, SegmentHeader, FLAG_BEGIN, FLAG_END, FORMAT_VERSION,
+    MAX_PAYLOAD_LEN, SEGMENT_HEADER_LEN,
 };
 use crate::lock::{lock_bounded, open_lock_file, Held};
 use crate::map::Map;
 use crate::reader::Reader;
 use crate::recovery::{scan, DamagedRange};
-use crate::segment::{self, Header};
+use crate::segment::{self, Header, SaltSource};
 use crate::writer::Writer;
 use crate::{Damage, Durability, FrameKind, Options, Position, RecoveryMode};
 
@@ -51,6 +52,8 @@ pub(crate) struct State {
     pub(crate) active: u64,
     pub(crate) path: PathBuf,
     pub(crate) file: File,
+    /// The active segment's header (its format version and the salt its frames are keyed with).
+    pub(crate) header: SegmentHeader,
     /// The verified end of the last whole unit in the active segment.
     pub(crate) end: u64,
     /// Damaged ranges of the active segment below `end`, kept in place.
@@ -83,7 +86,7 @@ impl Journal {
                     path: dir.to_path_buf(),
                 });
             }
-            segment::create(dir, 0, None)?;
+            segment::create(dir, 0, None, salt_source(&opts))?;
             ids.push(0);
         }
         // Sealed segments are not opened here (a long session has many): under the tolerant mode
@@ -139,8 +142,14 @@ impl Journal {
         if payloads.is_empty() {
             return Ok(pos);
         }
+        self.migrate(&mut st)?;
+        let pos = Position {
+            segment: st.active,
+            offset: st.end,
+        };
         st.buf.clear();
-        encode_batch(&mut st.buf, payloads);
+        let salt = st.header.salt;
+        encode_batch(&mut st.buf, salt, payloads);
         self.write_buf(&mut st)?;
         if d == Durability::Sync {
             self.sync(&st)?;
@@ -319,7 +328,8 @@ impl Journal {
         if from == SEGMENT_HEADER_LEN {
             st.damage.clear();
         }
-        let (end, damage) = scan_tail(&st.file, &st.path, from, &self.opts, repair)?;
+        let (end, damage) =
+            scan_tail(&st.file, &st.path, st.header.salt, from, &self.opts, repair)?;
         st.end = end;
         st.damage.extend(damage);
         Ok(())
@@ -354,26 +364,54 @@ impl Journal {
     /// Rolls to a new segment (exclusive lock held, `st` refreshed, buffer empty).
     pub(crate) fn roll(&self, st: &mut State, snapshot: &[u8]) -> Result<Position> {
         self.sync(st)?;
+        self.start_segment(st, Some(snapshot))?;
+        Ok(Position {
+            segment: st.active,
+            offset: SEGMENT_HEADER_LEN,
+        })
+    }
+
+    /// Creates segment `active + 1` (with `snapshot` as its first frame, when given) and makes it
+    /// the active one (exclusive lock held, the current segment synced).
+    fn start_segment(&self, st: &mut State, snapshot: Option<&[u8]>) -> Result<()> {
         let id = st.active.saturating_add(1);
-        let (file, len) = segment::create(&self.dir, id, Some(snapshot)).inspect_err(|_| {
-            // A failed fsync of the new segment or the directory: be conservative.
-            self.poisoned.store(true, Ordering::Release);
-        })?;
+        let (file, len, header) = segment::create(&self.dir, id, snapshot, salt_source(&self.opts))
+            .inspect_err(|_| {
+                // A failed fsync of the new segment or the directory: be conservative.
+                self.poisoned.store(true, Ordering::Release);
+            })?;
         st.active = id;
         st.path = segment::path(&self.dir, id);
         st.file = file;
+        st.header = header;
         st.end = len;
         st.damage.clear();
-        Ok(Position {
-            segment: id,
-            offset: SEGMENT_HEADER_LEN,
-        })
+        Ok(())
+    }
+
+    /// Before the first append to an active segment of an older format version (exclusive lock
+    /// held, `st` refreshed, buffer empty): seals it and starts a segment of this version, so
+    /// that every new frame is keyed with a salt. The older segment is never written again and
+    /// is read with its own version's rules.
+    pub(crate) fn migrate(&self, st: &mut State) -> Result<()> {
+        if st.header.version == FORMAT_VERSION {
+            return Ok(());
+        }
+        log::info!(
+            "journal {}: segment {} is format version {}; new frames go to a version {} segment",
+            self.dir.display(),
+            st.active,
+            st.header.version,
+            FORMAT_VERSION
+        );
+        self.sync(st)?;
+        self.start_segment(st, None)
     }
 }
 
 /// Encodes `payloads` as one unit: a single frame, or BEGIN, middle frames, END.
 // Format: a unit = { frame(flags=BEGIN|END) } or { frame(BEGIN) | frame(0)* | frame(END) }
-pub(crate) fn encode_batch(buf: &mut Vec<u8>, payloads: &[&[u8]]) {
+pub(crate) fn encode_batch(buf: &mut Vec<u8>, salt: Salt, payloads: &[&[u8]]) {
     let last = payloads.len().saturating_sub(1);
     for (i, p) in payloads.iter().enumerate() {
         let mut flags = 0;
@@ -383,13 +421,19 @@ pub(crate) fn encode_batch(buf: &mut Vec<u8>, payloads: &[&[u8]]) {
         if i == last {
             flags |= FLAG_END;
         }
-        encode_frame(buf, FrameKind::Record, flags, p);
+        encode_frame(buf, salt, FrameKind::Record, flags, p);
     }
 }
 
 /// Bytes one unit of `payloads` occupies.
 pub(crate) fn batch_size(payloads: &[&[u8]]) -> u64 {
     payloads.iter().map(|p| frame_size(p.len())).sum()
+}
+
+/// Where new segments' salts come from under `opts`.
+fn salt_source(opts: &Options) -> SaltSource {
+    opts.salt_seed
+        .map_or(SaltSource::Random, SaltSource::Seeded)
 }
 
 fn create_dir(dir: &Path) -> Result<()> {
@@ -441,13 +485,13 @@ fn load_active(dir: &Path, opts: &Options, repair: bool) -> Result<State> {
                     path.display(),
                     id.saturating_add(1)
                 );
-                segment::create(dir, id.saturating_add(1), None)?;
+                segment::create(dir, id.saturating_add(1), None, salt_source(opts))?;
                 continue;
             }
             h => h?,
         };
-        match header {
-            Header::Ok => {}
+        let header = match header {
+            Header::Ok(h) => h,
             Header::Torn if repair && opts.recovery == RecoveryMode::TolerateTailCorruption => {
                 log::warn!(
                     "journal segment {} has a torn header (offset 0); {}",
@@ -462,7 +506,7 @@ fn load_active(dir: &Path, opts: &Options, repair: bool) -> Result<State> {
                     std::fs::remove_file(&path).at(&path)?;
                     segment::sync_dir(dir)?;
                 } else {
-                    segment::create(dir, id, None)?;
+                    segment::create(dir, id, None, salt_source(opts))?;
                 }
                 continue;
             }
@@ -474,12 +518,13 @@ fn load_active(dir: &Path, opts: &Options, repair: bool) -> Result<State> {
                     kind: CorruptionKind::SegmentHeaderTruncated,
                 })
             }
-        }
-        let (end, damage) = scan_tail(&file, &path, SEGMENT_HEADER_LEN, opts, repair)?;
+        };
+        let (end, damage) = scan_tail(&file, &path, header.salt, SEGMENT_HEADER_LEN, opts, repair)?;
         return Ok(State {
             active: id,
             path,
             file,
+            header,
             end,
             damage,
             buf: Vec::new(),
@@ -493,13 +538,14 @@ fn load_active(dir: &Path, opts: &Options, repair: bool) -> Result<State> {
 fn scan_tail(
     file: &File,
     path: &Path,
+    salt: Salt,
     from: u64,
     opts: &Options,
     repair: bool,
 ) -> Result<(u64, Vec<Damage>)> {
     let map = Map::new(file, path)?;
     let data = map.bytes();
-    let s = scan(data, usize::try_from(from).unwrap_or(usize::MAX));
+    let s = scan(data, usize::try_from(from).unwrap_or(usize::MAX), salt);
     let to_damage = |r: &DamagedRange| Damage {
         path: path.to_path_buf(),
         segment: segment::segment_id(path).unwrap_or(0),

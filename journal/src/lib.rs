@@ -70,6 +70,11 @@ pub struct Options {
     pub lock_timeout: Duration,
     /// Create the directory and first segment when missing.
     pub create: bool,
+    /// Derive every new segment's salt from this seed and the segment id instead of the
+    /// operating system's random source. **Only for reproducible fixtures** (golden journals):
+    /// text that knows the salt can carry a frame that verifies. `None` (the default) in every
+    /// real use.
+    pub salt_seed: Option<u64>,
 }
 
 impl Default for Options {
@@ -79,6 +84,7 @@ impl Default for Options {
             recovery: RecoveryMode::default(),
             lock_timeout: Duration::from_secs(1),
             create: true,
+            salt_seed: None,
         }
     }
 }

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use crate::error::{CorruptionKind, Error, IoContext, Result};
 use crate::format::{
-    decode_frame, decode_header, DecodeError, Decoded, FLAG_BEGIN, FLAG_END, SEGMENT_HEADER_LEN,
+    decode_frame, decode_header, salt_of_damaged_header, DecodeError, Decoded, Salt, FLAG_BEGIN,
+    FLAG_END, SEGMENT_HEADER_LEN,
 };
 use crate::journal::LOCK_FILE;
 use crate::lock::{lock_bounded, Held};
@@ -28,8 +29,10 @@ struct Seg {
     valid_end: u64,
     /// Whether this is the newest segment (its tail may be torn).
     active: bool,
-    /// The segment header does not verify: the whole file is one damaged range.
+    /// The segment header does not verify (a damaged range `0..32`).
     header_damage: Option<CorruptionKind>,
+    /// The salt its frames are keyed with (from its header; a guess when the header is damaged).
+    salt: Salt,
 }
 
 /// Facts about one segment of a [`Reader`].
@@ -92,17 +95,22 @@ impl Reader {
                 Err(Error::Corruption { kind, .. }) => Err(kind),
                 Err(e) => return Err(e),
             };
-            let (valid_end, header_damage) = match (header, is_active) {
+            let (valid_end, header_damage, salt) = match (header, is_active) {
                 (Ok(Header::Torn), true) => continue,
-                (Ok(Header::Torn), false) => (len, Some(CorruptionKind::SegmentHeaderTruncated)),
-                (Err(kind), _) => (len, Some(kind)),
-                (Ok(Header::Ok), false) => (len, None),
-                (Ok(Header::Ok), true) => match active {
-                    Some((a, end)) if a == id => (end.min(len), None),
+                (Ok(Header::Torn), false) => (
+                    len,
+                    Some(CorruptionKind::SegmentHeaderTruncated),
+                    Salt::NONE,
+                ),
+                (Err(kind), _) => (len, Some(kind), salt_of_damaged_header(map.bytes())),
+                (Ok(Header::Ok(h)), false) => (len, None, h.salt),
+                (Ok(Header::Ok(h)), true) => match active {
+                    Some((a, end)) if a == id => (end.min(len), None, h.salt),
                     // Damage is left for the iterator to report at its offset.
                     _ => (
-                        scan(map.bytes(), SEGMENT_HEADER_LEN as usize).valid_end as u64,
+                        scan(map.bytes(), SEGMENT_HEADER_LEN as usize, h.salt).valid_end as u64,
                         None,
+                        h.salt,
                     ),
                 },
             };
@@ -113,6 +121,7 @@ impl Reader {
                 valid_end,
                 active: is_active,
                 header_damage,
+                salt,
             });
         }
         Ok(Reader {
@@ -182,7 +191,7 @@ impl Reader {
     /// with one). A reader that cannot use the newest falls back to the next.
     pub fn snapshots(&self) -> impl Iterator<Item = Frame<'_>> + '_ {
         self.segments.iter().rev().filter_map(|s| {
-            let d = decode_frame(s.bytes(), SEGMENT_HEADER_LEN as usize).ok()?;
+            let d = decode_frame(s.bytes(), SEGMENT_HEADER_LEN as usize, s.salt).ok()?;
             (d.kind == FrameKind::Snapshot
                 && d.flags == FLAG_BEGIN | FLAG_END
                 && d.next as u64 <= s.valid_end)
@@ -325,7 +334,7 @@ impl<'r> Frames<'r> {
         let data = seg.bytes();
         let mut at = first.next;
         loop {
-            let d = decode_frame(data, at).map_err(|e| (at, seg.kind_of(e)))?;
+            let d = decode_frame(data, at, seg.salt).map_err(|e| (at, seg.kind_of(e)))?;
             if d.flags & FLAG_BEGIN != 0 {
                 return Err((at, CorruptionKind::IncompleteBatch));
             }
@@ -348,12 +357,12 @@ impl<'r> Frames<'r> {
             });
         }
         let data = seg.bytes();
-        let search_from = match decode_header(data, bad.at) {
+        let search_from = match decode_header(data, bad.at, seg.salt) {
             // A header that verifies gives a length that can be trusted: skip its payload.
             Ok(h) if h.next > bad.at && bad.at as u64 >= bad.unit => h.next,
             _ => bad.at.saturating_add(1),
         };
-        let resume = next_unit(data, search_from).map_or(seg.valid_end, |p| p as u64);
+        let resume = next_unit(data, search_from, seg.salt).map_or(seg.valid_end, |p| p as u64);
         self.off = resume;
         self.checked_until = 0;
         self.first = false;
@@ -403,7 +412,7 @@ impl<'r> Frames<'r> {
                 continue;
             }
             let at = usize::try_from(self.off).unwrap_or(usize::MAX);
-            let d = match decode_frame(seg.bytes(), at) {
+            let d = match decode_frame(seg.bytes(), at, seg.salt) {
                 Ok(d) => d,
                 Err(e) => {
                     let kind = seg.kind_of(e);

@@ -1,14 +1,14 @@
 //! Segment files in a journal directory: naming, listing, atomic creation, header checks.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{CorruptionKind, Error, IoContext, Result};
 use crate::format::{
-    decode_segment_header, encode_frame, encode_segment_header, HeaderError, FLAG_BEGIN, FLAG_END,
-    FORMAT_VERSION, MIN_READ_VERSION, SEGMENT_HEADER_LEN,
+    decode_segment_header, encode_frame, encode_segment_header, HeaderError, Salt, SegmentHeader,
+    FLAG_BEGIN, FLAG_END, FORMAT_VERSION, MIN_READ_VERSION, SEGMENT_HEADER_LEN,
 };
 use crate::FrameKind;
 
@@ -93,15 +93,70 @@ pub(crate) fn open_rw(path: &Path) -> Result<File> {
         .at(path)
 }
 
-/// Creates segment `id` atomically (temp file, fsync, rename, fsync dir) holding the header and,
-/// when given, a snapshot frame. Call under the exclusive lock. Returns the file, opened
-/// read-write, and its length.
-pub(crate) fn create(dir: &Path, id: u64, snapshot: Option<&[u8]>) -> Result<(File, u64)> {
+/// Where a new segment's salt comes from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SaltSource {
+    /// The operating system's random source (`/dev/urandom`).
+    Random,
+    /// Derived from a seed and the segment id (reproducible fixtures only).
+    Seeded(u64),
+}
+
+/// A fresh version 2 salt for segment `id` (both halves non-zero).
+pub(crate) fn new_salt(source: SaltSource, id: u64, dir: &Path) -> Result<Salt> {
+    let mut x = match source {
+        SaltSource::Seeded(seed) => mix(seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+        SaltSource::Random => {
+            let path = Path::new("/dev/urandom");
+            let mut b = [0u8; 8];
+            File::open(path)
+                .and_then(|mut f| f.read_exact(&mut b))
+                .map_err(|source| Error::Io {
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
+            u64::from_le_bytes(b)
+        }
+    };
+    while !Salt(x).is_valid_v2() {
+        x = mix(x);
+    }
+    Ok(Salt(x))
+}
+
+/// splitmix64's finaliser: a bijective mix of 64 bits.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Creates segment `id` atomically (temp file, fsync, rename, fsync dir) holding a version 2
+/// header with a fresh salt and, when given, a snapshot frame. Call under the exclusive lock.
+/// Returns the file, opened read-write, its length and its header.
+pub(crate) fn create(
+    dir: &Path,
+    id: u64,
+    snapshot: Option<&[u8]>,
+    source: SaltSource,
+) -> Result<(File, u64, SegmentHeader)> {
+    let header = SegmentHeader {
+        id,
+        version: FORMAT_VERSION,
+        salt: new_salt(source, id, dir)?,
+    };
     let mut bytes = Vec::new();
-    encode_segment_header(&mut bytes, id);
+    encode_segment_header(&mut bytes, header);
     if let Some(s) = snapshot {
         // Format: a new segment = { segment header | snapshot frame (BEGIN|END) }
-        encode_frame(&mut bytes, FrameKind::Snapshot, FLAG_BEGIN | FLAG_END, s);
+        encode_frame(
+            &mut bytes,
+            header.salt,
+            FrameKind::Snapshot,
+            FLAG_BEGIN | FLAG_END,
+            s,
+        );
     }
     let tmp = dir.join(format!("{id:016x}{TMP_SUFFIX}"));
     let mut f = OpenOptions::new()
@@ -117,13 +172,13 @@ pub(crate) fn create(dir: &Path, id: u64, snapshot: Option<&[u8]>) -> Result<(Fi
     let p = path(dir, id);
     fs::rename(&tmp, &p).at(&p)?;
     sync_dir(dir)?;
-    Ok((f, bytes.len() as u64))
+    Ok((f, bytes.len() as u64, header))
 }
 
 /// Outcome of reading a segment header.
 pub(crate) enum Header {
     /// Valid.
-    Ok,
+    Ok(SegmentHeader),
     /// The file is shorter than a header (and what is there could be the start of one).
     Torn,
 }
@@ -152,10 +207,10 @@ pub(crate) fn check_header_bytes(b: &[u8], path: &Path, id: u64) -> Result<Heade
         kind,
     };
     match decode_segment_header(b) {
-        Ok(found) if found == id => Ok(Header::Ok),
-        Ok(found) => Err(corrupt(CorruptionKind::SegmentIdMismatch {
+        Ok(h) if h.id == id => Ok(Header::Ok(h)),
+        Ok(h) => Err(corrupt(CorruptionKind::SegmentIdMismatch {
             expected: id,
-            found,
+            found: h.id,
         })),
         Err(HeaderError::Short) => Ok(Header::Torn),
         Err(HeaderError::BadMagic) => Err(Error::NotAJournal {

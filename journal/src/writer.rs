@@ -3,6 +3,7 @@
 use std::sync::MutexGuard;
 
 use crate::error::Result;
+use crate::format::FORMAT_VERSION;
 use crate::journal::{batch_size, encode_batch, Journal, State};
 use crate::lock::Held;
 use crate::Position;
@@ -49,14 +50,20 @@ impl<'j> Writer<'j> {
     /// its first frame.
     pub fn append_batch(&mut self, payloads: &[&[u8]]) -> Result<Position> {
         self.journal.check_payloads(payloads)?;
-        let pos = self.end();
         if payloads.is_empty() {
-            return Ok(pos);
+            return Ok(self.end());
         }
         if self.st.buf.len() as u64 + batch_size(payloads) > FLUSH_AT as u64 {
             self.flush()?;
         }
-        encode_batch(&mut self.st.buf, payloads);
+        if self.st.header.version != FORMAT_VERSION {
+            // Nothing is buffered yet: the first append starts a segment of this version.
+            self.flush()?;
+            self.journal.migrate(&mut self.st)?;
+        }
+        let pos = self.end();
+        let salt = self.st.header.salt;
+        encode_batch(&mut self.st.buf, salt, payloads);
         if self.st.buf.len() >= FLUSH_AT {
             self.flush()?;
         }

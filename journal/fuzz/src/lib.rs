@@ -30,8 +30,13 @@ pub mod format;
 
 use format::{
     decode_frame, decode_segment_header, encode_frame, encode_segment_header, DecodeError,
-    HeaderError, FRAME_HEADER_LEN, MAGIC, SEGMENT_HEADER_LEN,
+    HeaderError, Salt, SegmentHeader, FORMAT_VERSION, FRAME_HEADER_LEN, MAGIC,
+    MIN_READ_VERSION, SEGMENT_HEADER_LEN,
 };
+
+/// The salt of the version 2 segments the targets build (a fixed one, so that seeds can hold
+/// frames that verify); version 1 segments have [`Salt::NONE`].
+pub const FUZZ_SALT: Salt = Salt(0x6675_7a7a_5f6f_766a);
 
 /// Offsets tried per input by [`journal_frame`] (inputs are short; this bounds the cost).
 const MAX_OFFSETS: usize = 4096;
@@ -63,9 +68,15 @@ pub fn journal_frame(data: &[u8]) {
 }
 
 fn check_frames(data: &[u8]) {
+    for salt in [Salt::NONE, FUZZ_SALT] {
+        check_frames_with(data, salt);
+    }
+}
+
+fn check_frames_with(data: &[u8], salt: Salt) {
     let h = FRAME_HEADER_LEN as usize;
     for at in 0..=data.len().min(MAX_OFFSETS) {
-        let res = decode_frame(data, at);
+        let res = decode_frame(data, at, salt);
         let head = data.get(at..at + h);
         if head.is_some_and(|hd| hd.iter().all(|&b| b == 0)) {
             assert!(
@@ -78,7 +89,7 @@ fn check_frames(data: &[u8]) {
                 assert_eq!(d.next, at + h + d.payload.len(), "next at {at}");
                 assert_eq!(d.flags & !3, 0, "unknown flags accepted at {at}");
                 let mut re = Vec::new();
-                encode_frame(&mut re, d.kind, d.flags, d.payload);
+                encode_frame(&mut re, salt, d.kind, d.flags, d.payload);
                 assert_eq!(
                     Some(&re[..]),
                     data.get(at..d.next),
@@ -86,7 +97,7 @@ fn check_frames(data: &[u8]) {
                 );
                 if d.payload.len() <= MAX_TRUNCATION_CHECK {
                     for cut in at..d.next {
-                        let t = decode_frame(&data[..cut], at);
+                        let t = decode_frame(&data[..cut], at, salt);
                         assert!(
                             matches!(t, Err(DecodeError::Truncated)),
                             "frame at {at} cut at {cut} gave {t:?}"
@@ -110,9 +121,9 @@ fn check_frames(data: &[u8]) {
 
 fn check_segment_header(data: &[u8]) {
     match decode_segment_header(data) {
-        Ok(id) => {
+        Ok(h) => {
             let mut re = Vec::new();
-            encode_segment_header(&mut re, id);
+            encode_segment_header(&mut re, h);
             assert_eq!(
                 Some(&re[..]),
                 data.get(..SEGMENT_HEADER_LEN as usize),
@@ -120,7 +131,10 @@ fn check_segment_header(data: &[u8]) {
             );
         }
         Err(HeaderError::Version(v)) => {
-            assert_ne!(v, 1, "version 1 refused as a version");
+            assert!(
+                !(MIN_READ_VERSION..=FORMAT_VERSION).contains(&v),
+                "version {v} refused as a version"
+            );
             assert_eq!(data.get(..8), Some(&MAGIC[..]));
         }
         Err(HeaderError::Short) => {
@@ -208,17 +222,20 @@ fn segment_name(id: u64) -> String {
     format!("{id:016x}.ovj")
 }
 
-fn with_header(id: u64, body: &[u8]) -> Vec<u8> {
+/// A segment of format `version` (1: plain CRC-32 frames, 2: keyed with [`FUZZ_SALT`]).
+fn with_header(id: u64, version: u32, body: &[u8]) -> Vec<u8> {
     let mut v = Vec::with_capacity(32 + body.len());
-    encode_segment_header(&mut v, id);
+    let salt = if version == 1 { Salt::NONE } else { FUZZ_SALT };
+    encode_segment_header(&mut v, SegmentHeader { id, version, salt });
     v.extend_from_slice(body);
     v
 }
 
 /// `journal_open`: the input becomes the segment file(s) of a temp journal, chosen by its first
-/// byte: `0` a valid header + the rest, `1` the rest as the whole file, `2` the rest split in two
-/// (at the point given by bytes 1..3) into a sealed segment 0 and an active segment 1, each with
-/// a valid header.
+/// byte (mod 4): `0` a valid version 1 header + the rest, `1` the rest as the whole file, `2` the
+/// rest split in two (at the point given by bytes 1..3) into a sealed segment 0 (version 1) and
+/// an active segment 1 (version 2), each with a valid header, `3` a valid version 2 header (salt
+/// [`FUZZ_SALT`]) + the rest.
 ///
 /// * `Reader::open` + iterating every frame, and `Journal::open`, never panic and terminate;
 /// * `AbsoluteConsistency` changes nothing on disk, whatever it returns;
@@ -237,9 +254,10 @@ pub fn journal_open(data: &[u8]) {
         return;
     };
     let dir = tmp.path();
-    match mode % 3 {
-        0 => write(dir, 0, &with_header(0, rest)),
+    match mode % 4 {
+        0 => write(dir, 0, &with_header(0, 1, rest)),
         1 => write(dir, 0, rest),
+        3 => write(dir, 0, &with_header(0, 2, rest)),
         _ => {
             let (split, body) = match rest {
                 [a, b, body @ ..] => (usize::from(u16::from_le_bytes([*a, *b])), body),
@@ -251,8 +269,8 @@ pub fn journal_open(data: &[u8]) {
                 split % (body.len() + 1)
             };
             let (s0, s1) = body.split_at(split);
-            write(dir, 0, &with_header(0, s0));
-            write(dir, 1, &with_header(1, s1));
+            write(dir, 0, &with_header(0, 1, s0));
+            write(dir, 1, &with_header(1, 2, s1));
         }
     }
     let budget = data.len() / FRAME_HEADER_LEN as usize + 2;

@@ -23,7 +23,7 @@ fn generator_reproduces_committed_files() {
         .map(|e| e.unwrap().file_name())
         .collect();
     names.sort();
-    assert_eq!(names.len(), 6);
+    assert_eq!(names.len(), 8);
     for name in names {
         let made = t.path().join(&name);
         let committed = root.join(&name);
@@ -207,15 +207,15 @@ fn future_version_is_refused_with_a_clear_error() {
             path, found, max, ..
         } => {
             assert_eq!(path, &spec::seg(&d, 0));
-            assert_eq!(*found, 2);
+            assert_eq!(*found, 3);
             assert_eq!(*max, FORMAT_VERSION);
         }
         other => panic!("expected UnsupportedVersion, got {other:?}"),
     }
-    assert!(err.to_string().contains("version 2"), "{err}");
+    assert!(err.to_string().contains("version 3"), "{err}");
     assert!(matches!(
         Reader::open(&d, Duration::from_secs(5)),
-        Err(Error::UnsupportedVersion { found: 2, .. })
+        Err(Error::UnsupportedVersion { found: 3, .. })
     ));
 }
 
@@ -227,4 +227,131 @@ fn zero_tail_never_parses_and_is_cut() {
     assert!(err.is_none());
     assert_eq!(frames, expected(&valid_units()).concat());
     assert_eq!(fs::metadata(spec::seg(&d, 0)).unwrap().len(), valid_len);
+}
+
+/// Every frame and damaged range a resynchronising read of `dir` yields.
+fn entries(dir: &std::path::Path) -> (crate::common::Frames, Vec<Damage>) {
+    let r = Reader::open(dir, Duration::from_secs(5)).unwrap();
+    let (mut frames, mut damage) = (Vec::new(), Vec::new());
+    for e in r.entries() {
+        match e.unwrap() {
+            Entry::Frame(f) => frames.push((f.kind, f.payload.to_vec())),
+            Entry::Damage(d) => damage.push(d),
+        }
+    }
+    (frames, damage)
+}
+
+/// `forged-frame` and `forged-header`: the prompt frame whose header is damaged is one damaged
+/// range; nothing inside it is read as a frame, nothing after it is cut, and opening changes
+/// no byte. The forged frame verifies with plain CRC-32 (as format version 1 would have read it).
+#[rstest::rstest]
+#[case::frame("forged-frame", spec::forged_frame_prompt())]
+#[case::header("forged-header", spec::forged_header_prompt())]
+fn a_forged_frame_in_a_prompt_is_never_read(#[case] name: &str, #[case] prompt: Vec<u8>) {
+    let (_t, d) = golden_copy(name);
+    let seg = spec::seg(&d, 0);
+    let before = fs::read(&seg).unwrap();
+    let j = Journal::open(&d, Options::default()).unwrap();
+    assert_eq!(fs::read(&seg).unwrap(), before, "open cut nothing");
+    let units = spec::forged_units(prompt.clone());
+    let mut want = expected(&units[..2]).concat();
+    want.extend(expected(&units[3..]).concat());
+    let (frames, damage) = entries(&d);
+    assert_eq!(frames, want);
+    assert_eq!(
+        damage,
+        vec![Damage {
+            path: seg.clone(),
+            segment: 0,
+            offset: spec::FORGED_AT as u64,
+            len: 16 + prompt.len() as u64,
+            kind: CorruptionKind::HeaderChecksum,
+        }]
+    );
+    assert_eq!(j.active_damage().unwrap(), damage);
+    // An append lands after the last frame, and the damage stays where it is.
+    j.append(b"after", ov_journal::Durability::Sync).unwrap();
+    drop(j);
+    let (frames, again) = entries(&d);
+    assert_eq!(frames.last().unwrap().1, b"after");
+    assert_eq!(frames.len(), want.len() + 1);
+    assert_eq!(again, damage);
+}
+
+/// The version 1 goldens (`testdata/journal/v1/`, written by format version 1 and never
+/// regenerated) open and read as they always did, and the first append seals the version 1
+/// segment and starts a version 2 one; no byte of a version 1 segment is ever rewritten.
+#[rstest::rstest]
+#[case::valid("valid", valid_units(), 1)]
+#[case::rolled("rolled", rolled_units(), 3)]
+fn version_1_journals_open_read_and_migrate(
+    #[case] name: &str,
+    #[case] units: Vec<spec::Unit>,
+    #[case] segments: u64,
+) {
+    let (_t, d) = golden_copy(&format!("v1/{name}"));
+    let files = |d: &std::path::Path| -> Vec<Vec<u8>> {
+        (0..segments)
+            .map(|i| fs::read(spec::seg(d, i)).unwrap())
+            .collect()
+    };
+    let before = files(&d);
+    for b in &before {
+        assert_eq!(&b[8..12], &1u32.to_le_bytes(), "a version 1 golden");
+    }
+    let (frames, err) = open_and_read(&d, Options::default()).unwrap();
+    assert!(err.is_none());
+    assert_eq!(frames, expected(&units).concat());
+    assert_eq!(files(&d), before, "open and read change nothing");
+    assert!(
+        !spec::seg(&d, segments).exists(),
+        "reading does not migrate"
+    );
+
+    let j = Journal::open(&d, Options::default()).unwrap();
+    let p = j.append(b"new", ov_journal::Durability::Sync).unwrap();
+    assert_eq!((p.segment, p.offset), (segments, 32));
+    j.append_batch(&[b"n1", b"n2"], ov_journal::Durability::Sync)
+        .unwrap();
+    drop(j);
+    let new = fs::read(spec::seg(&d, segments)).unwrap();
+    assert_eq!(&new[8..12], &FORMAT_VERSION.to_le_bytes());
+    assert_eq!(
+        files(&d),
+        before,
+        "the version 1 segments are left as they are"
+    );
+    let (frames, err) = open_and_read(&d, Options::default()).unwrap();
+    assert!(err.is_none());
+    let mut want = expected(&units).concat();
+    for p in [&b"new"[..], b"n1", b"n2"] {
+        want.push((FrameKind::Record, p.to_vec()));
+    }
+    assert_eq!(frames, want);
+}
+
+/// The damaged version 1 goldens read with version 1 rules as before: a torn tail is cut, zero
+/// fill never parses, a bad crc is damage at its offset with every unit after it read.
+#[test]
+fn damaged_version_1_journals_recover_as_before() {
+    let units = valid_units();
+    let (_t, d) = golden_copy("v1/torn");
+    let (frames, err) = open_and_read(&d, Options::default()).unwrap();
+    assert!(err.is_none());
+    assert_eq!(frames, expected(&units[..units.len() - 1]).concat());
+
+    let (_t, d) = golden_copy("v1/zero-tail");
+    let (frames, err) = open_and_read(&d, Options::default()).unwrap();
+    assert!(err.is_none());
+    assert_eq!(frames, expected(&units).concat());
+
+    let (_t, d) = golden_copy("v1/bad-crc");
+    let (frames, damage) = entries(&d);
+    let mut want = expected(&units[..2]).concat();
+    want.extend(expected(&units[3..]).concat());
+    assert_eq!(frames, want);
+    assert_eq!(damage.len(), 1);
+    assert_eq!(damage[0].offset, 78);
+    assert_eq!(damage[0].kind, CorruptionKind::FrameChecksum);
 }

@@ -6,6 +6,7 @@ mod api;
 mod bitflip;
 mod common;
 mod concurrent;
+mod forge;
 mod golden;
 mod kill9;
 mod roundtrip;
