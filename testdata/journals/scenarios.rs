@@ -434,9 +434,17 @@ pub fn scenarios() -> Vec<Scenario> {
     v
 }
 
+/// The seed of the golden journals' segment salts (`ov_journal::Options::salt_seed`), so their
+/// bytes are the same every time they are generated.
+pub const SALT_SEED: u64 = 0x0076_6a5f_7363_656e;
+
 /// Writes `records` as a new journal at `dir` (which must not exist).
 pub fn write(dir: &Path, records: &[Record]) -> anyhow::Result<()> {
-    let journal = ov_journal::Journal::open(dir, ov_journal::Options::default())?;
+    let opts = ov_journal::Options {
+        salt_seed: Some(SALT_SEED),
+        ..ov_journal::Options::default()
+    };
+    let journal = ov_journal::Journal::open(dir, opts)?;
     let mut buf = Vec::new();
     for r in records {
         match r {

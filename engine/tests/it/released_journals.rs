@@ -104,3 +104,54 @@ fn every_released_journal_opens_folds_and_is_never_rewritten() {
         );
     }
 }
+
+/// Journals of an older journal format version migrate on their first append: the older
+/// segments stay byte for byte as they are (read with their own version's rules), the event
+/// goes to a new segment of the current format version, and the fold sees everything.
+#[test]
+fn released_journals_of_an_older_format_migrate_on_the_first_append() {
+    let mut migrated = 0;
+    for dir in released() {
+        let before = segments(&dir);
+        let old = before
+            .iter()
+            .all(|(_, b)| b.get(8..12) != Some(&ov_journal::FORMAT_VERSION.to_le_bytes()[..]));
+        if !old {
+            continue;
+        }
+        let tmp = tempfile::tempdir().expect("tmp");
+        let copy = tmp.path().join("journal");
+        fs::create_dir_all(&copy).expect("mkdir");
+        for (name, bytes) in &before {
+            fs::write(copy.join(name), bytes).expect("copy");
+        }
+        let store = SessionStore::open(&copy).expect("open");
+        let events = store.fold().expect("fold").state.events;
+        let env = store
+            .append(
+                ov_engine::event::Event::Problem {
+                    context: "test".into(),
+                    message: "after migration".into(),
+                },
+                ov_journal::Durability::Sync,
+            )
+            .expect("append");
+        drop(env);
+        let after = segments(&copy);
+        assert_eq!(after.len(), before.len() + 1, "{}", dir.display());
+        assert_eq!(&after[..before.len()], &before[..], "{}", dir.display());
+        let (_, new) = after.last().expect("the new segment");
+        assert_eq!(
+            new.get(8..12),
+            Some(&ov_journal::FORMAT_VERSION.to_le_bytes()[..]),
+            "{}",
+            dir.display()
+        );
+        let folded = store.fold().expect("fold");
+        assert!(folded.skipped.is_empty(), "{}", dir.display());
+        assert_eq!(folded.state.events, events + 1, "{}", dir.display());
+        assert!(!folded.lost, "{}", dir.display());
+        migrated += 1;
+    }
+    assert!(migrated >= 3, "the released version 1 journals");
+}

@@ -35,6 +35,8 @@ pub struct Row {
     pub hooks_missing: usize,
     /// Turns with a Stop of which nothing was captured (transcript unreadable or missing them).
     pub uncaptured: usize,
+    /// Damaged ranges in the journal (read around; what they held may be missing).
+    pub damaged: usize,
     /// The last problem recorded, or why the journal could not be read.
     pub last_problem: Option<String>,
 }
@@ -95,15 +97,19 @@ fn row(dir: &std::path::Path) -> Row {
         in_doubt: 0,
         hooks_missing: 0,
         uncaptured: 0,
+        damaged: 0,
         last_problem: None,
     };
-    let folded = match crate::view::fold(dir) {
-        Ok(f) => f,
+    let reader = match crate::view::open_reader(dir) {
+        Ok(r) => r,
         Err(e) => {
             row.last_problem = Some(format!("unreadable: {e:#}"));
             return row;
         }
     };
+    let folded = ov_engine::store::fold_reader(&reader);
+    let damage = reader.damage();
+    row.damaged = damage.len();
     let s = &folded.state;
     if let Some(id) = &s.session_id {
         row.session_id.clone_from(id);
@@ -121,12 +127,13 @@ fn row(dir: &std::path::Path) -> Row {
     row.in_doubt = s.in_doubt().len();
     row.hooks_missing = s.turns_missing_stop().len();
     row.uncaptured = s.turns_uncaptured().len();
-    row.last_problem = match folded.skipped.last() {
-        Some(s) => Some(format!(
+    row.last_problem = match (folded.skipped.last(), damage.last()) {
+        (Some(s), _) => Some(format!(
             "undecodable record at {}: {}",
             s.position, s.reason
         )),
-        None => s.problems.last().cloned(),
+        (None, Some(d)) => Some(format!("damaged at {}: {}", d.position(), d.kind)),
+        (None, None) => s.problems.last().cloned(),
     };
     row
 }
@@ -134,7 +141,7 @@ fn row(dir: &std::path::Path) -> Row {
 /// The human table.
 pub fn table(rows: &[Row]) -> String {
     let mut o = format!(
-        "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10}  last problem\n",
+        "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>7}  last problem\n",
         "session",
         "last activity",
         "turns",
@@ -143,11 +150,12 @@ pub fn table(rows: &[Row]) -> String {
         "aside",
         "in doubt",
         "no stop",
-        "uncaptured"
+        "uncaptured",
+        "damaged"
     );
     for r in rows {
         o += &format!(
-            "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10}  {}\n",
+            "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>7}  {}\n",
             r.session_id,
             r.last_activity.as_deref().unwrap_or("-"),
             r.turns,
@@ -157,6 +165,7 @@ pub fn table(rows: &[Row]) -> String {
             r.in_doubt,
             r.hooks_missing,
             r.uncaptured,
+            r.damaged,
             r.last_problem.as_deref().unwrap_or("-")
         );
     }

@@ -1,12 +1,13 @@
 //! `ovreplay verify JOURNAL [--repair]`: check every frame of a journal.
 //!
-//! Exit 0 when every frame checks; 1 with the segment, offset and kind of the first problem.
+//! Exit 0 when every frame checks; 1 with the segment, offset and kind of every problem found
+//! (each damaged range, read around as the engine reads it, and a torn tail).
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::Context;
-use ov_journal::{Error, Journal, Options, Reader, RecoveryMode};
+use ov_journal::{Entry, Error, Journal, Options, Position, Reader, RecoveryMode};
 
 use crate::cli::VerifyArgs;
 use crate::view::LOCK_WAIT;
@@ -18,6 +19,8 @@ pub struct JournalProblem {
     pub segment: u64,
     /// Byte offset of the bad frame inside its segment.
     pub offset: u64,
+    /// Length of the damaged range in bytes (absent for a torn tail or an unreadable header).
+    pub len: Option<u64>,
     /// What is wrong (`torn-tail`, `bad-crc`, `bad-length`, ...).
     pub kind: String,
     /// Whether `--repair` may cut it (only a torn tail may be cut).
@@ -27,12 +30,14 @@ pub struct JournalProblem {
 /// What `verify` saw.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct VerifyReport {
-    /// Frames that checked.
+    /// Frames that checked (every one, read around damaged ranges).
     pub frames: u64,
-    /// Bytes covered by valid frames.
+    /// Bytes read (frames and damaged ranges, segment headers included).
     pub valid_bytes: u64,
     /// The first problem, if any.
     pub problem: Option<JournalProblem>,
+    /// Every problem, in journal order (the first is `problem`).
+    pub problems: Vec<JournalProblem>,
     /// True when `--repair` cut the tail.
     pub repaired: bool,
 }
@@ -78,37 +83,58 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<()> {
     if args.json {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
+    } else if report.problems.is_empty() {
+        writeln!(
+            out,
+            "ok: {} frames, {} bytes",
+            report.frames, report.valid_bytes
+        )?;
     } else {
-        match &report.problem {
-            None => writeln!(
-                out,
-                "ok: {} frames, {} bytes",
-                report.frames, report.valid_bytes
-            )?,
-            Some(p) => writeln!(
-                out,
-                "{}: segment {} offset {}: {} ({} valid frames before it)",
-                if report.repaired { "repaired" } else { "bad" },
-                p.segment,
-                p.offset,
-                p.kind,
-                report.frames
-            )?,
+        for p in &report.problems {
+            let verdict = if report.repaired && p.repairable {
+                "repaired"
+            } else {
+                "bad"
+            };
+            match p.len {
+                Some(len) => writeln!(
+                    out,
+                    "{verdict}: segment {} offset {}: {} ({len} bytes)",
+                    p.segment, p.offset, p.kind
+                )?,
+                None => writeln!(
+                    out,
+                    "{verdict}: segment {} offset {}: {}",
+                    p.segment, p.offset, p.kind
+                )?,
+            }
         }
+        writeln!(
+            out,
+            "{} problem(s); {} valid frames read around them",
+            report.problems.len(),
+            report.frames
+        )?;
     }
     out.flush()?;
-    match &report.problem {
-        Some(_) if !report.repaired => Err(crate::exit::Failure::Silent(1).into()),
-        _ => Ok(()),
+    if report
+        .problems
+        .iter()
+        .any(|p| !(report.repaired && p.repairable))
+    {
+        return Err(crate::exit::Failure::Silent(1).into());
     }
+    Ok(())
 }
 
 /// Checks every frame of the journal at `dir`.
 ///
-/// 1. `Journal::open` with `AbsoluteConsistency` finds a torn tail or a bad segment header
-///    without changing anything; with `repair`, a torn tail is then cut by reopening with
-///    `TolerateTailCorruption`.
-/// 2. A read-only `Reader` walks every frame of every segment; the first error is the problem.
+/// 1. A read-only `Reader` walks every frame of every segment, reading around damaged ranges as
+///    the engine does; each damaged range is a problem.
+/// 2. Bytes of the newest segment past the reader's valid end are a torn tail (an interrupted
+///    append, the only thing recovery cuts); so is a newest segment shorter than its header
+///    (`Journal::open` with `AbsoluteConsistency` says so without changing anything). With
+///    `repair` a torn tail is cut by reopening with `TolerateTailCorruption`.
 ///
 /// `progress` is called with (bytes checked, total bytes) as frames are read.
 pub fn verify_journal(
@@ -120,67 +146,98 @@ pub fn verify_journal(
         recovery,
         lock_timeout: LOCK_WAIT,
         create: false,
+        ..Options::default()
     };
-    let mut problem = None;
-    let mut repaired = false;
-    match Journal::open(dir, opts(RecoveryMode::AbsoluteConsistency)) {
-        Ok(_) => {}
-        Err(e @ Error::TornTail { .. }) => {
-            if repair {
-                Journal::open(dir, opts(RecoveryMode::TolerateTailCorruption))
-                    .with_context(|| format!("could not repair {}", dir.display()))?;
-                repaired = true;
-            }
-            problem = as_problem(&e);
-        }
-        Err(e) => match as_problem(&e) {
-            Some(p) => problem = Some(p),
-            None => return Err(e).with_context(|| format!("could not open {}", dir.display())),
-        },
-    }
     let reader = match Reader::open(dir, LOCK_WAIT) {
         Ok(r) => r,
         // A journal no reader can open (a newer format version, a foreign
         // file): that is the finding, reported like any other.
-        Err(e) if problem.is_some() || as_problem(&e).is_some() => {
-            return Ok(VerifyReport {
-                frames: 0,
-                valid_bytes: 0,
-                problem: problem.or_else(|| as_problem(&e)),
-                repaired,
-            })
-        }
-        Err(e) => return Err(e).with_context(|| format!("could not read {}", dir.display())),
+        Err(e) => match as_problem(&e) {
+            Some(p) => {
+                return Ok(VerifyReport {
+                    frames: 0,
+                    valid_bytes: 0,
+                    problem: Some(p.clone()),
+                    problems: vec![p],
+                    repaired: false,
+                })
+            }
+            None => return Err(e).with_context(|| format!("could not read {}", dir.display())),
+        },
     };
     let total = reader.valid_bytes();
     let mut frames = 0u64;
     let mut valid_bytes = 0u64;
-    for (i, frame) in reader.frames().enumerate() {
-        match frame {
-            Ok(f) => {
+    let mut problems = Vec::new();
+    for (i, entry) in reader.entries().enumerate() {
+        match entry {
+            Ok(Entry::Frame(f)) => {
                 frames += 1;
                 valid_bytes = reader.bytes_before(f.next_position());
-                if i % 4096 == 0 {
-                    progress(valid_bytes, total);
-                }
             }
-            Err(e) => {
-                // A problem found by the reader comes before any tail problem (it is earlier).
-                match as_problem(&e) {
-                    Some(p) => problem = Some(p),
-                    None => {
-                        return Err(e).with_context(|| format!("could not read {}", dir.display()))
-                    }
-                }
-                break;
+            Ok(Entry::Damage(d)) => {
+                valid_bytes = reader.bytes_before(Position {
+                    segment: d.segment,
+                    offset: d.offset + d.len,
+                });
+                problems.push(JournalProblem {
+                    segment: d.segment,
+                    offset: d.offset,
+                    len: Some(d.len),
+                    kind: d.kind.to_string(),
+                    repairable: false,
+                });
             }
+            Err(e) => match as_problem(&e) {
+                Some(p) => {
+                    problems.push(p);
+                    break;
+                }
+                None => return Err(e).with_context(|| format!("could not read {}", dir.display())),
+            },
+        }
+        if i % 4096 == 0 {
+            progress(valid_bytes, total);
         }
     }
     progress(valid_bytes, total);
+    let newest = reader.segments().last();
+    drop(reader);
+    let mut tail = None;
+    if let Some(seg) = newest {
+        let len = std::fs::metadata(&seg.path)
+            .with_context(|| format!("could not read {}", seg.path.display()))?
+            .len();
+        if len > seg.valid_end {
+            tail = Some(JournalProblem {
+                segment: seg.id,
+                offset: seg.valid_end,
+                len: Some(len - seg.valid_end),
+                kind: "torn-tail".into(),
+                repairable: true,
+            });
+        }
+    }
+    if tail.is_none() {
+        if let Err(e @ Error::TornTail { .. }) =
+            Journal::open(dir, opts(RecoveryMode::AbsoluteConsistency))
+        {
+            tail = as_problem(&e);
+        }
+    }
+    let mut repaired = false;
+    if tail.is_some() && repair {
+        Journal::open(dir, opts(RecoveryMode::TolerateTailCorruption))
+            .with_context(|| format!("could not repair {}", dir.display()))?;
+        repaired = true;
+    }
+    // A torn tail lies after everything the reader reads.
+    problems.extend(tail);
     Ok(VerifyReport {
         frames,
         valid_bytes,
-        problem,
+        problem: problems.first().cloned(),
+        problems,
         repaired,
     })
 }
@@ -192,24 +249,28 @@ fn as_problem(e: &Error) -> Option<JournalProblem> {
         Error::Corruption { path, offset, kind } => JournalProblem {
             segment: segment(path),
             offset: *offset,
+            len: None,
             kind: kind.to_string(),
             repairable: false,
         },
         Error::TornTail { path, offset } => JournalProblem {
             segment: segment(path),
             offset: *offset,
+            len: None,
             kind: "torn-tail".into(),
             repairable: true,
         },
         Error::NotAJournal { path } => JournalProblem {
             segment: segment(path),
             offset: 0,
+            len: None,
             kind: "not a journal segment (bad magic)".into(),
             repairable: false,
         },
         Error::UnsupportedVersion { path, found, .. } => JournalProblem {
             segment: segment(path),
             offset: 0,
+            len: None,
             kind: format!("unsupported format version {found}"),
             repairable: false,
         },

@@ -30,12 +30,12 @@ fn sessions_table() {
         .assert()
         .success();
     insta::assert_snapshot!(String::from_utf8_lossy(&out.get_output().stdout), @r#"
-    session                                      last activity            turns acked pending aside in doubt no stop uncaptured  last problem
-    sess_doubt                                   2026-03-02T09:00:05.785Z     2     2       0     0        1       0          0  -
-    sess_aside                                   2026-03-02T09:00:05.720Z     2     1       0     2        0       0          1  -
-    sess_clean                                   2026-03-02T09:00:05.610Z     2     4       0     0        0       0          0  -
-    sess_open                                    2026-03-02T09:00:05.220Z     2     2       0     0        0       1          0  -
-    sess_offline                                 2026-03-02T09:00:03.231Z     1     0       2     0        0       0          0  undecodable record at 0:832: unknown codec version 9 (this build reads up to 2)
+    session                                      last activity            turns acked pending aside in doubt no stop uncaptured damaged  last problem
+    sess_doubt                                   2026-03-02T09:00:05.785Z     2     2       0     0        1       0          0       0  -
+    sess_aside                                   2026-03-02T09:00:05.720Z     2     1       0     2        0       0          1       0  -
+    sess_clean                                   2026-03-02T09:00:05.610Z     2     4       0     0        0       0          0       0  -
+    sess_open                                    2026-03-02T09:00:05.220Z     2     2       0     0        0       1          0       0  -
+    sess_offline                                 2026-03-02T09:00:03.231Z     1     0       2     0        0       0          0       0  undecodable record at 0:832: unknown codec version 9 (this build reads up to 2)
     5 session(s)
     "#);
 }
@@ -174,4 +174,34 @@ fn an_answer_line_over_the_line_limit_is_a_problem() {
         .success();
     let story = String::from_utf8_lossy(&out.get_output().stdout);
     assert!(story.contains("1 line(s) of that range skipped"), "{story}");
+}
+
+/// A damaged range in a session's journal is counted in its row and named as its last problem.
+#[test]
+fn damage_is_reported_per_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("journals").join("sess_clean");
+    copy_journal(&golden("clean"), &dir);
+    let seg = dir.join("0000000000000000.ovj");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    std::fs::write(&seg, &bytes).unwrap();
+    let out = ovreplay()
+        .arg("sessions")
+        .arg("--state-dir")
+        .arg(tmp.path())
+        .arg("--json")
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let row = &v.as_array().unwrap()[0];
+    assert_eq!(row["damaged"], 1, "{row}");
+    assert!(
+        row["last_problem"]
+            .as_str()
+            .unwrap()
+            .starts_with("damaged at 0:"),
+        "{row}"
+    );
 }
