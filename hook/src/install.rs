@@ -18,6 +18,7 @@
 pub(crate) mod atomic;
 pub mod hook_groups;
 pub mod json_doc;
+mod json_splice;
 pub mod manifest;
 pub mod mcp_servers;
 pub mod original;

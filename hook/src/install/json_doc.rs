@@ -7,7 +7,8 @@
 //! symlink, never onto a read-only file); it keeps the previous bytes as `<file>.bak` (0600)
 //! and, the first time ovhook changes a file, the user's own bytes as `<file>.ovhook-orig`
 //! ([`original`]), keeps the mode of an existing file and creates a new one
-//! 0600 in 0700 folders. Key order is preserved (`serde_json` with `preserve_order`), so a
+//! 0600 in 0700 folders. Key order is preserved (`serde_json` with `preserve_order`) and every
+//! top-level member not changed keeps its bytes ([`json_splice`](super::json_splice)), so a
 //! re-install rewrites a file byte for byte.
 
 use std::path::{Path, PathBuf};
@@ -59,8 +60,17 @@ impl JsonDoc {
         })
     }
 
-    /// The file as it would be written: pretty JSON and a final newline.
+    /// The file as it would be written: over the original text, every top-level member not
+    /// changed keeps its bytes ([`json_splice`](super::json_splice)); a new file (or text that
+    /// cannot be followed) is pretty JSON with a final newline.
     pub fn render(&self) -> Vec<u8> {
+        if let Some(out) = self
+            .original
+            .as_deref()
+            .and_then(|o| super::json_splice::splice(o, &self.root))
+        {
+            return out;
+        }
         let mut out = serde_json::to_vec_pretty(&Value::Object(self.root.clone()))
             .unwrap_or_else(|_| b"{}".to_vec());
         out.push(b'\n');

@@ -15,9 +15,9 @@
 //! format: the original holds nothing of ours, and the current file with ours removed equals
 //! the original with ours merged and removed again (so whatever a merge adds around our
 //! entries, like the containers it creates, counts as ours). A user edit after install makes
-//! them differ, and that edit is kept. Install rewrites the JSON it edits (numbers such as
-//! `1.0e2` and `\u` escapes come back normalised), so the original bytes are what make an
-//! install then uninstall give back the same file.
+//! them differ, and that edit is kept. Install re-renders the entries it changes (numbers such
+//! as `1.0e2` and `\u` escapes inside them come back normalised), so the original bytes are
+//! what make an install then uninstall give back the same file.
 
 use std::path::{Path, PathBuf};
 

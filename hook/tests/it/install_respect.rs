@@ -148,8 +148,9 @@ fn section(harness: &'static str, file: usize) -> impl Strategy<Value = Option<S
     prop::option::of(prop::sample::select(choices)).prop_map(|s| s.map(str::to_owned))
 }
 
-/// A whole settings file: an object whose first key may be the harness's own section.
-fn file_text(harness: &'static str, file: usize) -> impl Strategy<Value = String> {
+/// A whole settings file: an object whose first key may be the harness's own section; with
+/// the text of each of the user's other members.
+fn file_text(harness: &'static str, file: usize) -> impl Strategy<Value = (String, Vec<String>)> {
     (
         section(harness, file),
         prop::collection::vec((ws(), value(), ws()), 0..4),
@@ -158,18 +159,18 @@ fn file_text(harness: &'static str, file: usize) -> impl Strategy<Value = String
     )
         .prop_map(|(section, items, end, newline)| {
             let mut parts: Vec<String> = section.into_iter().collect();
-            parts.extend(
-                items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, (a, v, b))| format!("{a}\"user{i}\\u00e9\"{b}: {v}")),
-            );
+            let members: Vec<String> = items
+                .into_iter()
+                .enumerate()
+                .map(|(i, (a, v, b))| format!("{a}\"user{i}\\u00e9\"{b}: {v}"))
+                .collect();
+            parts.extend(members.iter().cloned());
             let nl = if newline { "\n" } else { "" };
-            format!("{{{}{end}}}{nl}", parts.join(","))
+            (format!("{{{}{end}}}{nl}", parts.join(",")), members)
         })
 }
 
-fn case() -> impl Strategy<Value = (usize, Vec<String>, bool)> {
+fn case() -> impl Strategy<Value = (usize, Vec<(String, Vec<String>)>, bool)> {
     (0..HARNESSES.len()).prop_flat_map(|h| {
         let (name, files) = HARNESSES[h];
         let texts: Vec<_> = (0..files.len()).map(|i| file_text(name, i)).collect();
@@ -181,10 +182,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     /// install (once or twice) then uninstall gives every untouched file back byte for byte,
-    /// and leaves no kept original behind.
+    /// and leaves no kept original behind; while installed, every member of the user's that
+    /// install does not touch keeps its bytes.
     #[test]
-    fn install_then_uninstall_gives_back_the_same_bytes((h, texts, twice) in case()) {
+    fn install_then_uninstall_gives_back_the_same_bytes((h, files_and_members, twice) in case()) {
         let (name, files) = HARNESSES[h];
+        let texts: Vec<String> = files_and_members.iter().map(|(t, _)| t.clone()).collect();
         let home = tempfile::tempdir().expect("tempdir");
         for (rel, text) in files.iter().zip(&texts) {
             put(&home.path().join(rel), text.as_bytes());
@@ -192,6 +195,12 @@ proptest! {
         ovhook(home.path(), &["install", "--harness", name]).success();
         let main = home.path().join(files[0]);
         prop_assert_ne!(fs::read(&main).expect("read"), texts[0].as_bytes(), "install wrote");
+        for (rel, (_, members)) in files.iter().zip(&files_and_members) {
+            let now = fs::read_to_string(home.path().join(rel)).expect("read");
+            for m in members {
+                prop_assert!(now.contains(m.as_str()), "{} lost {:?}:\n{}", rel, m, now);
+            }
+        }
         if twice {
             ovhook(home.path(), &["install", "--harness", name, "--no-mcp"]).success();
             ovhook(home.path(), &["install", "--harness", name]).success();
