@@ -622,6 +622,41 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Whatever the text and the limit: the block fits both counts, is the frame around a
+        /// head of the text, and is there whenever the text's first character fits.
+        #[test]
+        fn a_block_fits_and_is_a_head_of_the_text(
+            text in "[a-z é日\n\"\\\\\u{1}]{0,300}",
+            bytes in 0usize..1_500,
+            chars in 0usize..500,
+        ) {
+            let limit = BlockLimit { bytes, chars };
+            let block = fit_block("<a>\n", &text, "\n</a>", limit);
+            if let Some(b) = &block {
+                proptest::prop_assert!(json_escaped_len(b) <= bytes);
+                proptest::prop_assert!(b.chars().count() <= chars);
+                let body = b
+                    .strip_prefix("<a>\n")
+                    .and_then(|b| b.strip_suffix("\n</a>"))
+                    .expect("framed");
+                let head = body.strip_suffix("\n[truncated]").unwrap_or(body);
+                proptest::prop_assert!(text.starts_with(head), "{:?}", head);
+            }
+            let fixed = "<a>\n\n</a>\n[truncated]";
+            let first_fits = text.chars().next().is_some_and(|c| {
+                !c.is_whitespace()
+                    && limit
+                        .take(fixed)
+                        .and_then(|l| l.take(c.encode_utf8(&mut [0u8; 4])))
+                        .is_some()
+            });
+            if first_fits {
+                proptest::prop_assert!(block.is_some());
+            }
+        }
+    }
+
     #[test]
     fn whole_lines_are_kept_under_a_character_limit() {
         let text = "日本語日本語\n".repeat(100);
