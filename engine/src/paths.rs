@@ -20,6 +20,13 @@ pub fn state_root_from(env: &dyn Fn(&str) -> Option<String>, home: &Path) -> Pat
     home.join(".openviking").join("ovhook")
 }
 
+/// The binaries' stable home, `<home>/.openviking/ovhook/bin`: where `ovhook install` copies
+/// `ovhook` and `ovreplay` and what every installed entry names. Fixed under the home folder (no
+/// variable moves it), so a plugin manifest can name `$HOME/.openviking/ovhook/bin/ovhook`.
+pub fn bin_dir(home: &Path) -> PathBuf {
+    home.join(".openviking").join("ovhook").join("bin")
+}
+
 /// The state root for this process's environment.
 pub fn state_root() -> PathBuf {
     state_root_from(&|k| std::env::var(k).ok(), &home_dir())

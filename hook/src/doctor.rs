@@ -106,15 +106,13 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     // A Claude Code install without a ZCode one: ZCode's file is not required.
     let claude = claude_code::installed(&ctx.home);
     let zcode_elsewhere = placement.other_source() || claude;
-    let mut out = zcode_checks(&user_path, zcode_elsewhere);
+    let mut out = zcode_checks(&ctx.home, &user_path, zcode_elsewhere);
     out.extend(claude_code::checks(&ctx.home, false));
     let user = placement::UserLevel {
         has_hooks: ConfigFile::read(&user_path)
             .is_ok_and(|f| !crate::harness::zcode::config_file::our_commands(&f.root).is_empty()),
     };
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|e| std::fs::canonicalize(e).ok());
+    let exe = expected_binary(&ctx.home);
     // Where ZCode runs our hooks matters once ZCode has them somewhere.
     if !(claude && !user.has_hooks && !placement.other_source()) {
         out.extend(placement.report(&ctx.home, &user, exe.as_deref()));
@@ -180,7 +178,7 @@ fn state_root(ctx: &LoadContext) -> PathBuf {
 
 /// The user config's checks. `other_source`: the workspace or a plugin runs our hooks, so a
 /// missing user config is fine.
-fn zcode_checks(path: &Path, other_source: bool) -> Vec<Check> {
+fn zcode_checks(home: &Path, path: &Path, other_source: bool) -> Vec<Check> {
     let what = "zcode config";
     let mut out = Vec::new();
     let file = match ConfigFile::read(path) {
@@ -238,9 +236,7 @@ fn zcode_checks(path: &Path, other_source: bool) -> Vec<Check> {
             ),
         )
     });
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|e| std::fs::canonicalize(e).ok());
+    let exe = expected_binary(home);
     for (event, sub, matcher, _, _) in OUR_HOOKS {
         out.push(hook_check(&file, event, sub, matcher, exe.as_deref()));
     }
@@ -257,6 +253,18 @@ fn zcode_checks(path: &Path, other_source: bool) -> Vec<Check> {
     }
     out.push(mcp_check(&file));
     out
+}
+
+/// The binary our entries should name, canonical: the stable home's once install placed it
+/// there, else this one.
+fn expected_binary(home: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(crate::install::bin_home::ovhook(home))
+        .ok()
+        .or_else(|| {
+            std::env::current_exe()
+                .ok()
+                .and_then(|e| std::fs::canonicalize(e).ok())
+        })
 }
 
 fn hook_check(

@@ -13,9 +13,15 @@
 //! later installs (an upgrade moving the binary) find them. Credential flags go to `ovcli.conf`
 //! ([`ovcli`]), never into a project file; without them `ovcli.conf` is not touched.
 //!
+//! Every entry names the binaries' stable home ([`bin_home`], `~/.openviking/ovhook/bin/ovhook`),
+//! never the binary install was run from: install copies itself (and `ovreplay`) there
+//! atomically, after every place is validated and before any is written. Uninstall removes the
+//! home's binaries last, once nothing installed (no harness, no project, no plugin) names them.
+//!
 //! Exit codes: 0 done, 1 refused (malformed file, no repository, I/O), 2 usage.
 
 pub(crate) mod atomic;
+pub mod bin_home;
 pub mod hook_groups;
 pub mod json_doc;
 mod json_splice;
@@ -291,7 +297,8 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         ..args.creds.clone()
     };
     let home = home_dir(args.home)?;
-    let exe = current_exe()?;
+    let running = current_exe()?;
+    let exe = bin_home::ovhook(&home);
     let want = if args.no_mcp {
         Parts::HOOKS
     } else {
@@ -367,6 +374,17 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         _ => None,
     };
 
+    for (dest, placed) in bin_home::place(&home, &running)? {
+        let state = match placed {
+            None => continue,
+            Some(bin_home::Placed::Unchanged) => "unchanged".to_owned(),
+            Some(bin_home::Placed::Copied(from)) => {
+                any_written = true;
+                format!("copied from {}", from.display())
+            }
+        };
+        report.push(format!("  binary: {} ({state})", dest.display()));
+    }
     for (Loaded { place, doc }, notes) in main.into_iter().zip(notes) {
         let created = doc.original.is_none();
         let wrote = doc.save()?;

@@ -8,8 +8,8 @@ use anyhow::Context;
 use super::manifest::{self, Manifest};
 use super::target::{self, InstallTarget, Place, Scope};
 use super::{
-    atomic, home_dir, load, original, ovcli_path, parse, recorded_places, scope_of, state_root,
-    usage_error, Loaded,
+    atomic, bin_home, home_dir, load, original, ovcli_path, parse, recorded_places, scope_of,
+    state_root, usage_error, Loaded,
 };
 
 /// `ovhook uninstall`.
@@ -158,6 +158,18 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
     if total == 0 {
         println!("ovhook: nothing of ours was installed");
     }
+    // Last: the binaries, once nothing installed runs them.
+    match still_installed(&home, &manifest) {
+        Some(what) => println!(
+            "  kept: {} ({what} still runs it)",
+            bin_home::dir(&home).display()
+        ),
+        None => {
+            for bin in bin_home::remove(&home)? {
+                println!("ovhook: removed {}", bin.display());
+            }
+        }
+    }
     if only_project.is_none() {
         // Everything ovhook keeps in the state root but the journals (the root may be a folder
         // the user chose: only names ovhook writes are removed).
@@ -177,6 +189,36 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// What still runs ovhook once an uninstall is done (a harness's user place or recorded project
+/// holding entries of ours, or an ovhook plugin of Claude Code or ZCode), for the message;
+/// `None` when nothing does.
+fn still_installed(home: &Path, manifest: &Manifest) -> Option<String> {
+    for t in target::targets() {
+        let places = t
+            .places(home, &Scope::User)
+            .into_iter()
+            .chain(recorded_places(t, home, manifest, &Scope::User));
+        for place in places {
+            let Ok(loaded) = load(place) else { continue };
+            if !loaded.place.format.binaries(&loaded.doc.root).is_empty() {
+                return Some(loaded.place.path.display().to_string());
+            }
+        }
+    }
+    if let Some(p) = crate::harness::claude_code::plugin::installed(home).first() {
+        return Some(format!("the Claude Code plugin {}", p.id));
+    }
+    // A ZCode plugin runs the home's binary when install linked its `bin/ovhook` there.
+    let ours = std::fs::canonicalize(bin_home::ovhook(home)).ok();
+    let linked = crate::harness::zcode::installed::plugin_installs(home)
+        .into_iter()
+        .find(|p| ours.is_some() && std::fs::canonicalize(p.binary()).ok() == ours);
+    if let Some(p) = linked {
+        return Some(format!("the ZCode plugin {}", p.root.display()));
+    }
+    None
 }
 
 /// What uninstall does with one file that holds (or held) our entries.

@@ -172,7 +172,21 @@ fn stale_binary_paths_are_flagged_in_user_and_project_configs() {
     assert_eq!(code, 0, "{out}");
     let (code, out) = env.run(&old, &repo, &["install", "--scope", "project"], &[]);
     assert_eq!(code, 0, "{out}");
+    // Install names the stable home, which survives the binary it ran from: doctor is clean.
     fs::remove_file(&old).expect("rm");
+    let (code, out) = env.doctor(&repo, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("stale path"), "{out}");
+    // Entries an older release wrote name the binary it ran from; that one is gone.
+    let stable = env.home().join(".openviking/ovhook/bin/ovhook");
+    for cfg in [
+        env.home().join(".zcode/cli/config.json"),
+        repo.join(".zcode/config.json"),
+    ] {
+        let text = fs::read_to_string(&cfg).expect("read");
+        let text = text.replace(&stable.display().to_string(), &old.display().to_string());
+        fs::write(&cfg, text).expect("write");
+    }
 
     let (code, out) = env.doctor(&repo, &[]);
     assert_eq!(code, 1, "{out}");
@@ -266,9 +280,15 @@ fn reinstall_points_a_plugin_linking_to_an_old_binary_at_this_one() {
     let (code, out) = env.ovhook(&env.home(), &["install", "--no-mcp"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("moved to this binary: plugin"), "{out}");
+    // It links to the stable home, which holds this binary's bytes.
+    let stable = env.home().join(".openviking/ovhook/bin/ovhook");
     assert_eq!(
         fs::canonicalize(&bin).expect("resolves"),
-        fs::canonicalize(ovhook()).expect("canon")
+        fs::canonicalize(&stable).expect("canon")
+    );
+    assert_eq!(
+        fs::read(&stable).expect("stable"),
+        fs::read(ovhook()).expect("ovhook")
     );
 }
 

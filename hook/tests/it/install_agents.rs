@@ -90,6 +90,17 @@ fn install_keeps_foreign_entries_is_idempotent_and_uninstall_restores() {
             .and_then(Value::as_str)
             .unwrap_or_else(|| panic!("{harness}: no hook of ours at {pointer}: {installed:#}"));
         assert!(cmd.contains(&format!("--harness {harness} ")), "{cmd}");
+        // Every entry names the stable home, which holds this binary's bytes.
+        let stable = env
+            .home()
+            .join(".openviking/ovhook/bin/ovhook")
+            .display()
+            .to_string();
+        assert!(cmd.contains(&stable), "{harness}: {cmd}");
+        assert_eq!(
+            std::fs::read(&stable).expect("stable home"),
+            std::fs::read(env!("CARGO_BIN_EXE_ovhook")).expect("ovhook"),
+        );
         let bytes: Vec<Vec<u8>> = files
             .iter()
             .map(|(rel, _)| std::fs::read(env.home().join(rel)).expect("read"))
@@ -107,7 +118,7 @@ fn install_keeps_foreign_entries_is_idempotent_and_uninstall_restores() {
         assert!(
             report
                 .lines()
-                .any(|l| l.starts_with("ok ") && l.contains(env!("CARGO_BIN_EXE_ovhook"))),
+                .any(|l| l.starts_with("ok ") && l.contains(&stable)),
             "{harness}: {report}"
         );
         ok(&env, &["uninstall", "--harness", harness, "--home", &home]);
@@ -118,6 +129,10 @@ fn install_keeps_foreign_entries_is_idempotent_and_uninstall_restores() {
                 "{harness}: uninstall left {rel} changed"
             );
         }
+        assert!(
+            !Path::new(&stable).exists(),
+            "{harness}: uninstall removes the binary once nothing names it"
+        );
     }
 }
 

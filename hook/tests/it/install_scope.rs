@@ -383,8 +383,25 @@ fn moved_binary(env: &Env, rel: &str) -> PathBuf {
     fs::canonicalize(p).expect("canon")
 }
 
+/// `<home>/.openviking/ovhook/bin/ovhook`: what every entry names.
+fn stable(env: &Env) -> String {
+    env.home()
+        .join(".openviking/ovhook/bin/ovhook")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Rewrites `files` as a release before the stable home left them: naming `old`, the binary
+/// install ran from.
+fn as_an_older_release_wrote(env: &Env, files: &[PathBuf], old: &str) {
+    for f in files {
+        let text = fs::read_to_string(f).expect("read");
+        fs::write(f, text.replace(&stable(env), old)).expect("write");
+    }
+}
+
 #[test]
-fn reinstall_after_the_binary_moved_updates_every_place_that_names_it() {
+fn install_from_a_moved_binary_names_the_stable_home_and_moves_older_paths_there() {
     let env = Env::new();
     let old = moved_binary(&env, "old/bin/ovhook");
     let repo = env.repo("repo");
@@ -393,43 +410,47 @@ fn reinstall_after_the_binary_moved_updates_every_place_that_names_it() {
         .assert()
         .success();
     let old_s = old.to_string_lossy().into_owned();
+    let stable_s = stable(&env);
     assert!(our_commands(&read(&env.user_config()))
         .iter()
-        .all(|c| *c == old_s));
+        .all(|c| *c == stable_s));
+    // The binary install ran from may go: the hooks do not name it.
+    fs::remove_file(&old).expect("rm");
+    env.cmd_with(Path::new(&stable_s), &["--version"])
+        .assert()
+        .success();
 
-    let new = fs::canonicalize(ovhook()).expect("canon");
-    let new_s = new.to_string_lossy().into_owned();
+    let project = repo.join(".zcode/config.json");
+    as_an_older_release_wrote(
+        &env,
+        &[env.user_config(), env.agents_mcp(), project.clone()],
+        &old_s,
+    );
     env.cmd(&["install"])
         .assert()
         .success()
         .stdout(contains("moved to this binary"))
-        .stdout(contains(
-            repo.join(".zcode/config.json").display().to_string(),
-        ));
-    for file in [env.user_config(), repo.join(".zcode/config.json")] {
+        .stdout(contains(project.display().to_string()));
+    for file in [env.user_config(), project.clone()] {
         let cmds = our_commands(&read(&file));
         assert_eq!(cmds.len(), 4);
         assert!(
-            cmds.iter().all(|c| *c == new_s),
+            cmds.iter().all(|c| *c == stable_s),
             "{}: {cmds:?}",
             file.display()
         );
     }
     assert_eq!(
         read(&env.user_config())["mcp"]["servers"]["openviking"]["command"],
-        json!(new_s)
+        json!(stable_s)
     );
     assert_eq!(
         read(&env.agents_mcp())["mcpServers"]["openviking"]["command"],
-        json!(new_s)
+        json!(stable_s)
     );
-    assert!(read(&repo.join(".zcode/config.json")).get("mcp").is_none());
+    assert!(read(&project).get("mcp").is_none());
     // Nothing names the old binary any more.
-    for file in [
-        env.user_config(),
-        env.agents_mcp(),
-        repo.join(".zcode/config.json"),
-    ] {
+    for file in [env.user_config(), env.agents_mcp(), project] {
         assert!(!fs::read_to_string(&file).expect("read").contains(&old_s));
     }
 }
@@ -437,31 +458,23 @@ fn reinstall_after_the_binary_moved_updates_every_place_that_names_it() {
 #[test]
 fn a_move_keeps_what_each_place_held_and_reaches_every_harness() {
     let env = Env::new();
-    let old = moved_binary(&env, "old/bin/ovhook");
-    let old_s = old.to_string_lossy().into_owned();
-    env.cmd_with(&old, &["install", "--no-mcp"])
-        .assert()
-        .success();
-    env.cmd_with(&old, &["install", "--harness", "claude-code"])
+    let old_s = "/nonexistent/old/bin/ovhook";
+    env.cmd(&["install", "--no-mcp"]).assert().success();
+    env.cmd(&["install", "--harness", "claude-code"])
         .assert()
         .success();
     let claude_settings = env.home().join(".claude/settings.json");
-    assert!(fs::read_to_string(&claude_settings)
-        .expect("claude settings")
-        .contains(&old_s));
+    as_an_older_release_wrote(&env, &[env.user_config(), claude_settings.clone()], old_s);
 
-    // A project install with the new binary moves every user place of every harness.
+    // A project install moves every user place of every harness to the stable home.
     let repo = env.repo("repo");
     env.cmd(&["install", "--project", &repo.to_string_lossy()])
         .assert()
         .success()
         .stdout(contains("moved to this binary"));
-    let new_s = fs::canonicalize(ovhook())
-        .expect("canon")
-        .to_string_lossy()
-        .into_owned();
+    let stable_s = stable(&env);
     let user = read(&env.user_config());
-    assert!(our_commands(&user).iter().all(|c| *c == new_s));
+    assert!(our_commands(&user).iter().all(|c| *c == stable_s));
     assert!(
         user.get("mcp").is_none(),
         "--no-mcp is kept by the move: {user}"
@@ -469,7 +482,29 @@ fn a_move_keeps_what_each_place_held_and_reaches_every_harness() {
     assert!(!env.agents_mcp().exists());
     let claude = fs::read_to_string(&claude_settings).expect("claude settings");
     assert!(
-        !claude.contains(&old_s) && claude.contains(&new_s),
+        !claude.contains(old_s) && claude.contains(&stable_s),
         "{claude}"
     );
+}
+
+#[test]
+fn uninstall_removes_the_binary_last_once_no_harness_names_it() {
+    let env = Env::new();
+    env.cmd(&["install"]).assert().success();
+    env.cmd(&["install", "--harness", "claude-code"])
+        .assert()
+        .success();
+    let stable_s = stable(&env);
+    env.cmd(&["uninstall", "--harness", "claude-code"])
+        .assert()
+        .success()
+        .stdout(contains("kept: "))
+        .stdout(contains(env.user_config().display().to_string()));
+    assert!(Path::new(&stable_s).is_file(), "ZCode still runs it");
+    assert!(env.home().join(".openviking/ovhook/bin/ovreplay").is_file());
+    env.cmd(&["uninstall"])
+        .assert()
+        .success()
+        .stdout(contains(format!("removed {stable_s}")));
+    assert!(!env.home().join(".openviking/ovhook/bin").exists());
 }

@@ -394,6 +394,8 @@ fn installed_budgets(
     let events = cfg
         .pointer("/hooks/events")
         .and_then(serde_json::Value::as_object);
+    // Install names its copy of the binary in the home's stable folder.
+    let installed_ovhook = ov_engine::paths::bin_dir(home).join("ovhook");
     for (event, groups) in events.into_iter().flatten() {
         let hooks = groups
             .as_array()
@@ -405,7 +407,7 @@ fn installed_budgets(
             let ours = h
                 .get("command")
                 .and_then(serde_json::Value::as_str)
-                .is_some_and(|c| Path::new(c) == ovhook);
+                .is_some_and(|c| Path::new(c) == ovhook || Path::new(c) == installed_ovhook);
             if let (true, Some(ms)) = (ours, h.get("timeoutMs").and_then(serde_json::Value::as_u64))
             {
                 out.insert(event.clone(), Duration::from_millis(ms));
