@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Release bundles: one archive per target under target/dist/.
+# Release bundles: one archive per target under target/dist/, and the npm packages under
+# target/dist/npm/.
 #
 #   scripts/dist.sh [--target TRIPLE]... [--bin-dir DIR] [--out DIR] [--check-reproducible]
 #
 # Each bundle ovhook-<version>-<target>/ holds bin/{ovhook,ovreplay}, every plugin tree of
 # hook/plugin/ as plugins/<agent>/ with the ovhook binary at the path its hooks and MCP manifests
-# name (${*_PLUGIN_ROOT}/...), shell completions and man pages generated from the binaries' clap
-# definitions, a README and SHA256SUMS. target/dist/SHA256SUMS lists the archives.
+# name (${*_PLUGIN_ROOT}/...; none for a plugin running the stable home's binary), shell
+# completions and man pages generated from the binaries' clap definitions, a README and
+# SHA256SUMS. target/dist/SHA256SUMS lists the archives and the npm tarballs.
 #
 # Archives are reproducible: entries sorted, owner 0:0, normalised modes, every mtime set to the
 # commit time (SOURCE_DATE_EPOCH, else the HEAD commit's time, else 0), gzip without name or
@@ -14,10 +16,19 @@
 # twice into scratch folders and compares them byte for byte (the test suite runs it with the
 # debug binaries, --bin-dir target/debug).
 #
+# npm packages (skipped, with a message, when npm is absent): `ovhook-<version>.tgz`, the package
+# users install (a small Node launcher per command, bin/ovhook.js and bin/ovreplay.js, that runs
+# the native binary with stdio inherited and its exit code or signal passed through), and one
+# `@ovhook/<platform>-<arch>` package per target holding bin/ovhook and bin/ovreplay, listed as
+# the main package's optionalDependencies (npm installs the one matching the machine). Built for
+# one target, the main package holds the binaries itself (native/) and is the only package,
+# unless DIST_NPM_SPLIT=1. `npm pack` writes fixed mtimes: the tarballs are reproducible too.
+#
 #   --target TRIPLE   build for this target (repeatable; default: the host)
 #   --bin-dir DIR     package the ovhook and ovreplay already in DIR (no build; host target)
 #   --out DIR         where bundles go (default: target/dist)
 #   DIST_GZIP_LEVEL   gzip level (default 9; the suite's check uses 1 to save time)
+#   DIST_NPM_SPLIT=1  a platform package even for one target
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -32,7 +43,7 @@ while [ $# -gt 0 ]; do
     --bin-dir) bin_dir=$(cd "$2" && pwd); shift 2 ;;
     --out) mkdir -p "$2"; out=$(cd "$2" && pwd); shift 2 ;;
     --check-reproducible) check=1; shift ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "dist.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -61,13 +72,15 @@ if [ "$check" = 1 ]; then
   sleep 1
   bash "$0" "${args[@]}" --out "$scratch/b" >/dev/null
   status=0
-  for f in "$scratch"/a/*.tar.gz "$scratch"/a/SHA256SUMS; do
-    if ! cmp -s "$f" "$scratch/b/$(basename "$f")"; then
-      echo "dist.sh: $(basename "$f") differs between two runs" >&2
+  for f in "$scratch"/a/*.tar.gz "$scratch"/a/npm/*.tgz "$scratch"/a/SHA256SUMS; do
+    [ -e "$f" ] || continue
+    rel=${f#"$scratch/a/"}
+    if ! cmp -s "$f" "$scratch/b/$rel"; then
+      echo "dist.sh: $rel differs between two runs" >&2
       status=1
     fi
   done
-  [ "$status" = 0 ] && echo "dist.sh: two runs gave byte-identical archives: $(cd "$scratch/a" && ls ./*.tar.gz | tr '\n' ' ')"
+  [ "$status" = 0 ] && echo "dist.sh: two runs gave byte-identical archives: $(cd "$scratch/a" && ls ./*.tar.gz ./npm/*.tgz 2>/dev/null | tr '\n' ' ')"
   exit "$status"
 fi
 
@@ -83,11 +96,13 @@ binaries_for() {
   printf '%s' "$ROOT/target/$t/release"
 }
 
-# The one binary path a plugin tree's manifests name, relative to the plugin root.
+# The one binary path a plugin tree's manifests name, relative to the plugin root; nothing for a
+# plugin that runs the stable home's binary (~/.openviking/ovhook/bin/ovhook, placed by install).
 plugin_binary() {
   local dir=$1 paths
   paths=$(cat "$dir"/hooks/*.json "$dir"/.mcp.json 2>/dev/null \
-    | grep -o '\${[A-Z_]*PLUGIN_ROOT}/[^"\\ ]*' | sed 's/^\${[A-Z_]*}\///' | sort -u)
+    | grep -o '\${[A-Z_]*PLUGIN_ROOT}/[^"\\ ]*' | sed 's/^\${[A-Z_]*}\///' | sort -u || true)
+  [ -n "$paths" ] || return 0
   if [ "$(printf '%s\n' "$paths" | grep -c .)" != 1 ]; then
     echo "dist.sh: $dir names $(printf '%s' "$paths" | tr '\n' ' ')instead of one binary" >&2
     exit 1
@@ -101,11 +116,35 @@ normalise() {
   find "$1" -type f -exec chmod 0644 {} +
 }
 
+# The npm platform of a target: "<os> <cpu> <package key>"; nothing for a target npm has no
+# name for.
+npm_platform() {
+  case "$1" in
+    x86_64-unknown-linux-gnu) echo "linux x64 linux-x64" ;;
+    aarch64-unknown-linux-gnu) echo "linux arm64 linux-arm64" ;;
+    x86_64-unknown-linux-musl) echo "linux x64 linux-x64-musl" ;;
+    aarch64-unknown-linux-musl) echo "linux arm64 linux-arm64-musl" ;;
+    x86_64-apple-darwin) echo "darwin x64 darwin-x64" ;;
+    aarch64-apple-darwin) echo "darwin arm64 darwin-arm64" ;;
+  esac
+}
+
+# `npm pack` of the package folder $1 into $2.
+npm_pack() {
+  normalise "$1"
+  for d in bin native; do
+    [ ! -d "$1/$d" ] || chmod 0755 "$1/$d"/*
+  done
+  (cd "$1" && npm pack --ignore-scripts --silent --pack-destination "$2" >/dev/null)
+}
+
 mkdir -p "$out"
 doc_bins=""
+npm_bins=()
 for t in "${targets[@]}"; do
   bins=$(binaries_for "$t")
   [ "$t" = "$host" ] && doc_bins=$bins
+  npm_bins+=("$t=$bins")
   name="ovhook-$version-$t"
   stage="$out/$name"
   rm -rf "$stage" "$out/$name.tar.gz"
@@ -115,6 +154,7 @@ for t in "${targets[@]}"; do
     agent=$(basename "$dir")
     cp -R "$dir" "$stage/plugins/$agent"
     rel=$(plugin_binary "$stage/plugins/$agent")
+    [ -n "$rel" ] || continue
     mkdir -p "$(dirname "$stage/plugins/$agent/$rel")"
     cp "$bins/ovhook" "$stage/plugins/$agent/$rel"
   done
@@ -134,7 +174,8 @@ for t in "${targets[@]}"; do
   normalise "$stage"
   chmod 0755 "$stage/bin/ovhook" "$stage/bin/ovreplay"
   for dir in "$stage"/plugins/*/; do
-    chmod 0755 "$dir$(plugin_binary "$dir")"
+    rel=$(plugin_binary "$dir")
+    [ -z "$rel" ] || chmod 0755 "$dir$rel"
   done
   (cd "$stage" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' \
     | xargs -d '\n' sha256sum > SHA256SUMS)
@@ -142,7 +183,8 @@ for t in "${targets[@]}"; do
   # The bundle checks itself: every sum, every plugin's binary, the binary answers --version.
   (cd "$stage" && sha256sum --quiet -c SHA256SUMS)
   for dir in "$stage"/plugins/*/; do
-    [ -x "$dir$(plugin_binary "$dir")" ] || { echo "dist.sh: $dir has no binary" >&2; exit 1; }
+    rel=$(plugin_binary "$dir")
+    [ -z "$rel" ] || [ -x "$dir$rel" ] || { echo "dist.sh: $dir has no binary" >&2; exit 1; }
   done
   if [ "$t" = "$host" ]; then
     "$stage/bin/ovhook" --version | grep -q "^ovhook $version (commit " \
@@ -154,5 +196,52 @@ for t in "${targets[@]}"; do
   [ "${DIST_KEEP_STAGE:-1}" = 1 ] || rm -rf "$stage"
   echo "dist.sh: $out/$name.tar.gz"
 done
-(cd "$out" && LC_ALL=C ls ./*.tar.gz | sed 's|^\./||' | xargs -d '\n' sha256sum > SHA256SUMS)
+
+if command -v npm >/dev/null 2>&1; then
+  stage="$out/npm-stage"
+  rm -rf "$stage" "$out/npm"
+  mkdir -p "$stage" "$out/npm"
+  main="$stage/ovhook"
+  cp -R npm/ovhook "$main"
+  sed -i "s/@VERSION@/$version/g" "$main/package.json"
+  cp scripts/dist/npm-README.md "$main/README.md"
+  split=${DIST_NPM_SPLIT:-0}
+  [ ${#npm_bins[@]} -gt 1 ] && split=1
+  optional=()
+  for tb in "${npm_bins[@]}"; do
+    t=${tb%%=*} bins=${tb#*=}
+    read -r os cpu key <<<"$(npm_platform "$t")" || true
+    if [ -z "${key:-}" ]; then
+      echo "dist.sh: no npm platform for $t: left out of the npm packages" >&2
+      continue
+    fi
+    if [ "$split" = 0 ]; then
+      mkdir -p "$main/native"
+      cp "$bins/ovhook" "$bins/ovreplay" "$main/native/"
+      continue
+    fi
+    pkg="$stage/$key"
+    mkdir -p "$pkg/bin"
+    cp "$bins/ovhook" "$bins/ovreplay" "$pkg/bin/"
+    sed -e "s/@KEY@/$key/g" -e "s/@VERSION@/$version/g" -e "s/@TARGET@/$t/g" \
+      -e "s/@OS@/$os/g" -e "s/@CPU@/$cpu/g" npm/platform.package.json > "$pkg/package.json"
+    case "$key" in
+      *-musl) node -e 'const f=process.argv[1],p=JSON.parse(require("fs").readFileSync(f));p.libc=["musl"];require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")' "$pkg/package.json" ;;
+    esac
+    printf '# @ovhook/%s\n\nThe ovhook and ovreplay binaries for %s. Install the `ovhook` package, which depends on this one.\n' \
+      "$key" "$t" > "$pkg/README.md"
+    npm_pack "$pkg" "$out/npm"
+    optional+=("@ovhook/$key")
+  done
+  if [ ${#optional[@]} -gt 0 ]; then
+    node -e 'const f=process.argv[1],v=process.argv[2],p=JSON.parse(require("fs").readFileSync(f));p.optionalDependencies={};for(const n of process.argv.slice(3))p.optionalDependencies[n]=v;require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")' \
+      "$main/package.json" "$version" "${optional[@]}"
+  fi
+  npm_pack "$main" "$out/npm"
+  rm -rf "$stage"
+  for f in "$out"/npm/*.tgz; do echo "dist.sh: $f"; done
+else
+  echo "dist.sh: npm not found: no npm packages" >&2
+fi
+(cd "$out" && LC_ALL=C ls ./*.tar.gz ./npm/*.tgz 2>/dev/null | sed 's|^\./||' | xargs -d '\n' sha256sum > SHA256SUMS)
 echo "dist.sh: $out/SHA256SUMS"

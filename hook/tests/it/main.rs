@@ -28,6 +28,7 @@ mod install_scope;
 mod mcp_faults;
 mod mcp_server;
 mod mcp_support;
+mod npm_package;
 mod server_answers;
 mod spill;
 mod sweep;
