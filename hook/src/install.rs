@@ -299,7 +299,16 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     let home = home_dir(args.home)?;
     let running = current_exe()?;
     let exe = bin_home::ovhook(&home);
-    let want = if args.no_mcp {
+    let serving_plugin = match scope {
+        Scope::User => target.plugin_serves(&home),
+        Scope::Project { .. } => None,
+    };
+    let want = if serving_plugin.is_some() {
+        Parts {
+            hooks: false,
+            mcp: false,
+        }
+    } else if args.no_mcp {
         Parts::HOOKS
     } else {
         Parts::ALL
@@ -311,6 +320,10 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     let mut main = Vec::new();
     for place in target.places(&home, &scope) {
         main.push(load(place)?);
+    }
+    // With the plugin serving, only a file holding entries of ours is touched (they go).
+    if serving_plugin.is_some() {
+        main.retain(|l| l.doc.original.is_some());
     }
     // Every other place holding our entries for another binary (the user places and recorded
     // projects of every harness, those this install writes excepted): moved to this one.
@@ -449,10 +462,17 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     for line in report {
         println!("{line}");
     }
-    println!("  hooks: {} -> {}", target.events(), exe.display());
-    if want.mcp && matches!(scope, Scope::User) {
+    if let Some(id) = &serving_plugin {
+        println!(
+            "  hooks and mcp: from the plugin {id}, which runs {}",
+            exe.display()
+        );
+    } else {
+        println!("  hooks: {} -> {}", target.events(), exe.display());
+    }
+    if serving_plugin.is_none() && want.mcp && matches!(scope, Scope::User) {
         println!("  mcp: openviking -> {} mcp", exe.display());
-    } else if !want.mcp {
+    } else if serving_plugin.is_none() && !want.mcp {
         println!("  mcp: not installed (--no-mcp)");
     }
     for note in target.notes(&scope) {

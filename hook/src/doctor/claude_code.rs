@@ -1,7 +1,7 @@
 //! Doctor checks of a Claude Code install: our hooks in `~/.claude/settings.json` (every
 //! event, the matcher, a binary that runs), `disableAllHooks`, the MCP server in
-//! `~/.claude.json`, and the ovhook Claude Code plugin (its binary; never next to settings hooks,
-//! or every event would run twice).
+//! `~/.claude.json`, and the ovhook Claude Code plugin (that Claude Code can load it, the binary
+//! its hooks really run; never next to settings hooks, or every event would run twice).
 
 use std::path::Path;
 
@@ -29,26 +29,44 @@ pub fn installed(home: &Path) -> bool {
     settings_hooks(home) || !plugin::installed(home).is_empty()
 }
 
-/// The plugin checks: each install's binary, and the warning when settings hooks of ours are
-/// installed too.
-fn plugin_checks(plugins: &[InstalledPlugin], settings_hooks: bool) -> Vec<Check> {
+/// The plugin checks: whether Claude Code can load each install (its marketplace's folder is
+/// there), the binary its hooks really run (expanded as Claude Code's shell does), and the
+/// warning when settings hooks of ours are installed too.
+fn plugin_checks(home: &Path, plugins: &[InstalledPlugin], settings_hooks: bool) -> Vec<Check> {
     let mut out: Vec<Check> = plugins
         .iter()
         .map(|p| {
-            let bin = p.binary();
-            if bin.is_file() {
+            let bin = &p.binary;
+            let runs = std::fs::metadata(bin).is_ok_and(|m| {
+                use std::os::unix::fs::PermissionsExt;
+                m.is_file() && m.permissions().mode() & 0o111 != 0
+            });
+            let what = "claude-code plugin";
+            if let Some(problem) = plugin::load_problem(home, p) {
+                Check::new(Level::Fail, what, format!("{}: {problem}", p.id))
+            } else if !runs {
+                let fix = if p.runs_stable_home {
+                    "run ovhook install --harness claude-code to put it there"
+                } else {
+                    "reinstall the plugin"
+                };
                 Check::new(
-                    Level::Ok,
-                    "claude-code plugin",
-                    format!("{} installed at {}", p.id, p.root.display()),
+                    Level::Fail,
+                    what,
+                    format!(
+                        "{} runs {}, which is not an executable file: {fix}",
+                        p.id,
+                        bin.display()
+                    ),
                 )
             } else {
                 Check::new(
-                    Level::Fail,
-                    "claude-code plugin",
+                    Level::Ok,
+                    what,
                     format!(
-                        "{} names {}, which does not exist: reinstall the plugin",
+                        "{} installed at {}, runs {}",
                         p.id,
+                        p.root.display(),
                         bin.display()
                     ),
                 )
@@ -76,7 +94,7 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return if !plugins.is_empty() {
-                plugin_checks(&plugins, false)
+                plugin_checks(home, &plugins, false)
             } else if required {
                 vec![Check::new(
                     Level::Fail,
@@ -180,6 +198,7 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
         });
     }
     out.extend(plugin_checks(
+        home,
         &plugins,
         !CLAUDE_SETTINGS.binaries(&root).is_empty(),
     ));

@@ -151,6 +151,12 @@ pub trait InstallTarget: Sync {
     fn hook_trust(&self) -> Option<&'static dyn super::trust::HookTrust> {
         None
     }
+    /// The harness's ovhook plugin that runs the stable home's binary itself (its id), if one is
+    /// installed: a user install then writes no hooks or MCP entry of its own (they would run
+    /// every event twice) and removes any it wrote before; it places the binary the plugin runs.
+    fn plugin_serves(&self, _home: &Path) -> Option<String> {
+        None
+    }
     /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
     /// link to it, and says what the user must know about them next to config-file hooks
     /// (`config_hooks`: this install wrote hooks).

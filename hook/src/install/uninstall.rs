@@ -207,7 +207,10 @@ fn still_installed(home: &Path, manifest: &Manifest) -> Option<String> {
             }
         }
     }
-    if let Some(p) = crate::harness::claude_code::plugin::installed(home).first() {
+    let claude_plugin = crate::harness::claude_code::plugin::installed(home)
+        .into_iter()
+        .find(|p| p.runs_stable_home);
+    if let Some(p) = claude_plugin {
         return Some(format!("the Claude Code plugin {}", p.id));
     }
     // A ZCode plugin runs the home's binary when install linked its `bin/ovhook` there.

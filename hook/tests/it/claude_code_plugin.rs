@@ -1,9 +1,13 @@
 //! The Claude Code plugin tree (`hook/plugin/claude-code/`), installed by the real Claude Code
-//! CLI from a local marketplace (`claude plugin marketplace add <dir>`, `claude plugin install
-//! ovhook@ovhook`) into a temporary HOME, offline: one headless turn against the scripted model
-//! server runs every hook from the plugin (nothing of ours in `settings.json`), the turn reaches
-//! the real OpenViking server once, and `ovhook doctor` warns once settings hooks of ours are
-//! installed next to the plugin. Skipped, with a message, only when npm is absent.
+//! CLI into a temporary HOME, offline, from the repository as a marketplace added by its git URL
+//! (`claude plugin marketplace add <url>`, a local git repository standing in for the remote one
+//! through git's `url.<base>.insteadOf`), then `claude plugin install ovhook@ovhook`. The
+//! repository is deleted; `ovhook install --harness claude-code` then places the binary the plugin
+//! runs and writes no settings hooks; one headless turn against the scripted model server runs
+//! every hook from the plugin, the turn reaches the real OpenViking server once, and `ovhook
+//! doctor` is content. A plugin from a folder marketplace that is moved away does not load
+//! (Claude Code says `cache-miss`), and doctor FAILs on it. Skipped, with a message, only when npm
+//! is absent.
 
 use crate::claude_code_support;
 use crate::common;
@@ -45,6 +49,35 @@ fn clean(bin: &Path, home: &Path) -> Command {
     cmd
 }
 
+/// A git repository at `dir` holding the repository's marketplace file and the plugin tree.
+fn plugin_repository(dir: &Path) {
+    copy_tree(
+        &repo().join("hook/plugin/claude-code"),
+        &dir.join("hook/plugin/claude-code"),
+    );
+    copy_tree(&repo().join(".claude-plugin"), &dir.join(".claude-plugin"));
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "plugin",
+        ],
+    ] {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("git");
+        ok("git", &out);
+    }
+}
+
 fn ok(what: &str, out: &Output) -> String {
     let text = format!(
         "{}{}",
@@ -56,7 +89,7 @@ fn ok(what: &str, out: &Output) -> String {
 }
 
 #[test]
-fn the_plugin_installed_from_a_local_marketplace_runs_every_hook() {
+fn the_plugin_from_the_repository_as_a_git_marketplace_survives_its_source_and_runs_every_hook() {
     let Some(url) = common::server_url() else {
         return;
     };
@@ -70,15 +103,20 @@ fn the_plugin_installed_from_a_local_marketplace_runs_every_hook() {
     std::fs::create_dir_all(&work).expect("work");
     std::fs::create_dir_all(&home).expect("home");
 
-    // The marketplace: the plugin tree with the built binary where its manifests name it.
-    let market = dir.path().join("marketplace");
-    copy_tree(&repo().join("hook/plugin/claude-code"), &market);
-    std::fs::create_dir_all(market.join("bin")).expect("bin");
-    std::fs::copy(env!("CARGO_BIN_EXE_ovhook"), market.join("bin/ovhook")).expect("binary");
-
+    // The marketplace: the repository, by its git URL (a local repository stands in).
+    let source = dir.path().join("repository");
+    plugin_repository(&source);
+    let git_url = "https://git.example.invalid/openviking/ovhook.git";
+    std::fs::write(
+        home.join(".gitconfig"),
+        format!(
+            "[url \"file://{}\"]\n\tinsteadOf = {git_url}\n",
+            source.display()
+        ),
+    )
+    .expect("gitconfig");
     let added = clean(&claude, &home)
-        .args(["plugin", "marketplace", "add"])
-        .arg(&market)
+        .args(["plugin", "marketplace", "add", git_url])
         .output()
         .expect("claude plugin marketplace add");
     ok("claude plugin marketplace add", &added);
@@ -87,6 +125,23 @@ fn the_plugin_installed_from_a_local_marketplace_runs_every_hook() {
         .output()
         .expect("claude plugin install");
     ok("claude plugin install", &installed);
+    // Claude Code keeps its own clone: the source may go.
+    std::fs::remove_dir_all(&source).expect("rm repository");
+
+    // install places the binary the plugin runs and writes no hooks of its own.
+    let ovhook = PathBuf::from(env!("CARGO_BIN_EXE_ovhook"));
+    let install = clean(&ovhook, &home)
+        .args(["install", "--harness", "claude-code", "--url", &url])
+        .output()
+        .expect("ovhook install");
+    let said = ok("ovhook install", &install);
+    assert!(said.contains("from the plugin ovhook@ovhook"), "{said}");
+    let listed = clean(&claude, &home)
+        .args(["plugin", "list"])
+        .output()
+        .expect("claude plugin list");
+    let listed = ok("claude plugin list", &listed);
+    assert!(!listed.contains("failed to load"), "{listed}");
 
     let settings_path = home.join(".claude/settings.json");
     let settings: Value =
@@ -100,9 +155,15 @@ fn the_plugin_installed_from_a_local_marketplace_runs_every_hook() {
         settings["enabledPlugins"]["ovhook@ovhook"], true,
         "{settings}"
     );
-    let plugin_root = home.join(".claude/plugins/cache/ovhook/ovhook/0.1.0");
-    let plugin_exe = plugin_root.join("bin/ovhook");
-    assert!(plugin_exe.is_file(), "the installed copy holds the binary");
+    let claude_json: Value =
+        serde_json::from_slice(&std::fs::read(home.join(".claude.json")).unwrap_or_default())
+            .unwrap_or(Value::Null);
+    assert!(
+        claude_json.pointer("/mcpServers/openviking").is_none(),
+        "the plugin's MCP server only: {claude_json}"
+    );
+    let plugin_exe = home.join(".openviking/ovhook/bin/ovhook");
+    assert!(plugin_exe.is_file(), "the stable home holds the binary");
 
     let account = format!(
         "acct_{}",
@@ -212,40 +273,110 @@ fn the_plugin_installed_from_a_local_marketplace_runs_every_hook() {
     }
     assert_eq!(held, expected, "the turn on the server exactly once");
 
-    // doctor: the plugin alone is fine; settings hooks next to it run every event twice.
-    let doctor = |home: &Path| -> String {
-        let out = clean(&PathBuf::from(env!("CARGO_BIN_EXE_ovhook")), home)
+    // doctor: the plugin runs the stable home's binary; nothing to fix.
+    let doctor = |home: &Path| -> (Option<i32>, String) {
+        let out = clean(&ovhook, home)
             .arg("doctor")
             .env("OVHOOK_STATE_DIR", &state)
             .env("OPENVIKING_URL", "off")
             .output()
             .expect("doctor");
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
     };
-    let alone = doctor(&home);
+    let (_, alone) = doctor(&home);
     assert!(
-        alone.contains("ovhook@ovhook installed at"),
-        "doctor sees the plugin: {alone}"
+        alone.lines().any(
+            |l| l.starts_with("ok claude-code plugin: ovhook@ovhook installed at")
+                && l.ends_with(&format!("runs {}", plugin_exe.display()))
+        ),
+        "doctor checks what the plugin runs: {alone}"
     );
     assert!(!alone.contains("run twice"), "{alone}");
     assert!(
         alone.contains("ok claude-code mcp: from the ovhook plugin"),
         "{alone}"
     );
-    let install = clean(&PathBuf::from(env!("CARGO_BIN_EXE_ovhook")), &home)
-        .args(["install", "--harness", "claude-code", "--url", &url])
+    // Uninstall keeps the binary the plugin runs.
+    let uninstall = clean(&ovhook, &home)
+        .args(["uninstall", "--harness", "claude-code"])
         .output()
-        .expect("ovhook install");
-    let said = ok("ovhook install", &install);
+        .expect("ovhook uninstall");
+    let said = ok("ovhook uninstall", &uninstall);
     assert!(
-        said.contains("the ovhook Claude Code plugin ovhook@ovhook is installed too"),
-        "install warns: {said}"
+        said.contains("the Claude Code plugin ovhook@ovhook still runs it"),
+        "{said}"
     );
-    let both = doctor(&home);
+    assert!(plugin_exe.is_file());
+}
+
+#[test]
+fn a_plugin_from_a_folder_marketplace_that_moved_fails_in_doctor() {
+    let Some(claude) = claude_bin() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tmp");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let market = dir.path().join("bundle/plugins/claude-code");
+    copy_tree(&repo().join("hook/plugin/claude-code"), &market);
+    for args in [
+        &[
+            "plugin",
+            "marketplace",
+            "add",
+            &market.display().to_string(),
+        ][..],
+        &["plugin", "install", "ovhook@ovhook"],
+    ] {
+        let out = clean(&claude, &home).args(args).output().expect("claude");
+        ok("claude plugin", &out);
+    }
+    let ovhook = PathBuf::from(env!("CARGO_BIN_EXE_ovhook"));
+    let out = clean(&ovhook, &home)
+        .args(["install", "--harness", "claude-code"])
+        .output()
+        .expect("install");
+    ok("ovhook install", &out);
+    let doctor = || {
+        clean(&ovhook, &home)
+            .arg("doctor")
+            .env("OPENVIKING_URL", "off")
+            .output()
+            .expect("doctor")
+    };
+    let out = doctor();
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
-        both.contains(
-            "the ovhook plugin and ovhook hooks in Claude Code settings are both installed"
-        ),
-        "doctor warns: {both}"
+        report
+            .lines()
+            .any(|l| l.starts_with("ok claude-code plugin: ")),
+        "{report}"
+    );
+
+    // The bundle folder moves: Claude Code no longer loads the plugin, and doctor says so.
+    std::fs::rename(dir.path().join("bundle"), dir.path().join("moved")).expect("mv");
+    let listed = clean(&claude, &home)
+        .args(["plugin", "list"])
+        .output()
+        .expect("claude plugin list");
+    let listed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&listed.stdout),
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert!(listed.contains("cache-miss"), "the real CLI: {listed}");
+    let out = doctor();
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(
+        report
+            .lines()
+            .any(|l| l.starts_with("FAIL claude-code plugin: ovhook@ovhook:")
+                && l.contains("cache-miss")
+                && l.contains(&market.display().to_string())),
+        "{report}"
     );
 }

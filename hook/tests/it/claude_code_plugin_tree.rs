@@ -1,7 +1,8 @@
 //! Shape of the shipped Claude Code plugin tree under `hook/plugin/claude-code/`: its manifests
-//! parse, name files that exist (the binary is the one `scripts/dist.sh` puts at `bin/ovhook`),
-//! agree on name and version, and run the same hooks and MCP server that
-//! `ovhook install --harness claude-code` writes into Claude Code's settings.
+//! parse, agree on name and version, run the stable home's binary (the one `ovhook install`
+//! places at `~/.openviking/ovhook/bin/ovhook`, the very path install's own entries name) with the
+//! same hooks and MCP server that `ovhook install --harness claude-code` writes into Claude Code's
+//! settings; the repository's `.claude-plugin/marketplace.json` lists the plugin by its folder.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -74,22 +75,27 @@ fn manifests_agree_and_name_existing_files() {
     );
     assert!(root.join("README.md").is_file());
 
-    // Every ${CLAUDE_PLUGIN_ROOT} path is the one binary dist.sh places.
+    // The plugin carries no binary: it runs the stable home's.
     for file in ["hooks/hooks.json", ".mcp.json"] {
         let text = std::fs::read_to_string(root.join(file)).expect(file);
-        let named: Vec<&str> = text
-            .match_indices("${CLAUDE_PLUGIN_ROOT}/")
-            .map(|(i, m)| {
-                let rest = &text[i + m.len()..];
-                &rest[..rest.find(['"', '\\', ' ']).unwrap_or(rest.len())]
-            })
-            .collect();
-        assert!(!named.is_empty(), "{file} runs the plugin's binary");
-        assert!(
-            named.iter().all(|p| *p == "bin/ovhook"),
-            "{file}: {named:?}"
-        );
+        assert!(!text.contains("PLUGIN_ROOT"), "{file}");
+        assert!(text.contains("/.openviking/ovhook/bin/ovhook"), "{file}");
     }
+
+    // The repository is a marketplace too (added by its git URL, Claude Code clones it).
+    let repo_root = root.join("../../..");
+    let by_repo = json(&repo_root.join(".claude-plugin/marketplace.json"));
+    assert_eq!(by_repo["name"], market["name"]);
+    let entry = &by_repo["plugins"][0];
+    assert_eq!(entry["name"], plugin["name"]);
+    assert_eq!(entry["version"], plugin["version"]);
+    let source = entry["source"]
+        .as_str()
+        .expect("a folder of the repository");
+    assert_eq!(
+        std::fs::canonicalize(repo_root.join(source)).expect("source"),
+        std::fs::canonicalize(&root).expect("tree")
+    );
 }
 
 #[test]
@@ -114,8 +120,8 @@ fn hooks_and_mcp_match_what_install_writes() {
             for h in g["hooks"].as_array().expect("hooks") {
                 let cmd = h["command"].as_str().expect("command");
                 assert!(
-                    cmd.starts_with("\"${CLAUDE_PLUGIN_ROOT}/bin/ovhook\" "),
-                    "the plugin root is quoted (it may hold spaces): {cmd}"
+                    cmd.starts_with("\"$HOME/.openviking/ovhook/bin/ovhook\" "),
+                    "the home is quoted (it may hold spaces): {cmd}"
                 );
             }
         }
@@ -124,7 +130,12 @@ fn hooks_and_mcp_match_what_install_writes() {
     let user = json(&home.path().join(".claude.json"));
     let written = &user["mcpServers"]["openviking"];
     let shipped = &json(&tree().join(".mcp.json"))["mcpServers"]["openviking"];
-    assert_eq!(shipped["command"], "${CLAUDE_PLUGIN_ROOT}/bin/ovhook");
+    assert_eq!(shipped["command"], "${HOME}/.openviking/ovhook/bin/ovhook");
+    // The path install writes is the one the plugin names, with the home expanded.
+    assert_eq!(
+        written["command"],
+        format!("{}/.openviking/ovhook/bin/ovhook", home.path().display())
+    );
     for key in ["type", "args", "env"] {
         assert_eq!(shipped[key], written[key], "mcpServers.openviking.{key}");
     }

@@ -111,6 +111,13 @@ impl InstallTarget for ClaudeCodeTarget {
         }
     }
 
+    fn plugin_serves(&self, home: &Path) -> Option<String> {
+        super::plugin::installed(home)
+            .into_iter()
+            .find(|p| p.runs_stable_home)
+            .map(|p| p.id)
+    }
+
     /// The plugin ships its own copy of the binary (Claude Code copies plugins into its cache),
     /// so nothing is relinked: updating the plugin upgrades it.
     fn reconcile_plugins(
