@@ -16,29 +16,26 @@ session=${1:-testdata/sessions/long.jsonl}
 shift || true
 cargo build --release --locked -p ovhook -p ovreplay >&2
 bin=target/release
-out=$("$bin/ovreplay" simulate "$session" --ovhook "$PWD/$bin/ovhook" --keep --json "$@")
+# simulate's own report: the counts, then for each count that is not zero its turns and why.
+out=$("$bin/ovreplay" simulate "$session" --ovhook "$PWD/$bin/ovhook" --keep "$@")
 echo "$out"
-kept=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("kept") or "")')
+kept=$(printf '%s\n' "$out" | sed -n 's/^kept //p')
 [ -n "$kept" ] && [ -d "$kept/state/journals" ] || exit 0
 journal=$(ls -d "$kept"/state/journals/*/ | head -n 1)
 
 echo
 echo "== what was captured (journal $journal; url = off sends nothing, so it is all pending)"
-"$bin/ovreplay" dump "$journal" --kind planned --json | python3 -c '
-import json, sys
-for line in sys.stdin:
-    for m in json.loads(line)["event"]["MessagesPlanned"]["messages"]:
-        text = " ".join(m["content"].split())
-        print("  %-40s %-9s %s" % (m["turn_id"] or "-", m["role"].lower(), text[:90] + ("…" if len(text) > 90 else "")))
-'
+"$bin/ovreplay" dump "$journal" --kind planned
 
 echo
 echo "== sessions"
 "$bin/ovreplay" sessions --state-dir "$kept/state"
 
-turn=$("$bin/ovreplay" dump "$journal" --kind planned --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["event"]["MessagesPlanned"]["messages"][0]["turn_id"])')
-echo
-echo "== why $turn"
-"$bin/ovreplay" why "$journal" "$turn"
+turn=$("$bin/ovreplay" dump "$journal" --kind planned | sed -n 's/.* turn:\([^:]*\):user.*/\1/p' | head -n 1)
+if [ -n "$turn" ]; then
+  echo
+  echo "== why $turn"
+  "$bin/ovreplay" why "$journal" "$turn"
+fi
 echo
 echo "(kept in $kept; try: ovreplay state $journal)"

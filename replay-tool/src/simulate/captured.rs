@@ -19,8 +19,8 @@ fn folded_state(state_dir: &Path, session: &str) -> Option<State> {
 /// Turns still pending for `session` under `state_dir`: turns with a message planned in the
 /// journal and not acknowledged (pending, in flight or in doubt; a message set aside for good
 /// does not count). `None` when the session has no readable journal.
-pub fn pending_turns(state_dir: &Path, session: &str) -> Option<usize> {
-    folded_state(state_dir, session).map(|s| pending_turn_count(&s))
+pub fn pending_turns(state_dir: &Path, session: &str) -> Option<Vec<String>> {
+    folded_state(state_dir, session).map(|s| pending_turn_ids(&s))
 }
 
 /// The messages the journal of `session` holds as captured (planned, not set
@@ -43,15 +43,15 @@ pub fn journal_messages(state_dir: &Path, session: &str) -> Option<Vec<ServerMes
     )
 }
 
-/// Turns with a planned message that is neither acknowledged nor set aside.
-fn pending_turn_count(state: &State) -> usize {
+/// Turns with a planned message that is neither acknowledged nor set aside, sorted.
+fn pending_turn_ids(state: &State) -> Vec<String> {
     let mut turns = std::collections::BTreeSet::new();
     for r in state.messages.values() {
         if !r.status.is_settled() {
             turns.insert(r.turn_id.clone().unwrap_or_default());
         }
     }
-    turns.len()
+    turns.into_iter().collect()
 }
 
 #[cfg(test)]
@@ -76,13 +76,19 @@ mod tests {
     fn pending_turns_counts_turns_not_acknowledged() {
         // Two pending messages of one turn.
         let root = state_root_with("unreachable", "sess_offline");
-        assert_eq!(pending_turns(root.path(), "sess_offline"), Some(1));
+        assert_eq!(
+            pending_turns(root.path(), "sess_offline").map(|t| t.len()),
+            Some(1)
+        );
         // One turn acknowledged, one in doubt.
         let root = state_root_with("in_doubt", "sess_doubt");
-        assert_eq!(pending_turns(root.path(), "sess_doubt"), Some(1));
+        assert_eq!(
+            pending_turns(root.path(), "sess_doubt").map(|t| t.len()),
+            Some(1)
+        );
         // Set aside counts as settled.
         let root = state_root_with("set_aside", "sess_aside");
-        assert_eq!(pending_turns(root.path(), "sess_aside"), Some(0));
+        assert_eq!(pending_turns(root.path(), "sess_aside"), Some(Vec::new()));
         assert_eq!(pending_turns(root.path(), "sess_none"), None);
     }
 }

@@ -42,6 +42,19 @@ pub struct ExpectedTurn {
     pub answer: String,
 }
 
+/// Which turns make each count that is not zero (turn ids, in order).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Which {
+    /// Expected turns not delivered.
+    pub lost: Vec<String>,
+    /// Turns (or untagged contents) with extra copies, and how many extra.
+    pub duplicated: Vec<(String, usize)>,
+    /// Delivered (turn, role) whose copies all differ from the recording.
+    pub mismatched: Vec<(String, String)>,
+    /// Turn ids on the server that are not expected turns.
+    pub unexpected: Vec<String>,
+}
+
 /// The counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
@@ -57,6 +70,9 @@ pub struct Counts {
     pub content_mismatches: usize,
     /// See the module doc.
     pub unexpected_turns: usize,
+    /// The turns behind each count.
+    #[serde(skip)]
+    pub which: Which,
 }
 
 /// What a message should look like on the server: injected blocks and `<private>` spans
@@ -81,6 +97,18 @@ pub fn count(expected: &[ExpectedTurn], messages: &[ServerMessage]) -> Counts {
         groups.entry((key, role)).or_default().push(&m.content);
     }
     let duplicates = groups.values().map(|v| v.len().saturating_sub(1)).sum();
+    let mut which = Which::default();
+    for ((key, _), copies) in &groups {
+        let extra = copies.len().saturating_sub(1);
+        let name = key
+            .strip_prefix("turn:")
+            .map_or_else(|| key.clone(), str::to_owned);
+        match which.duplicated.last_mut() {
+            Some((last, n)) if *last == name => *n += extra,
+            _ if extra > 0 => which.duplicated.push((name, extra)),
+            _ => {}
+        }
+    }
 
     let mut delivered = 0;
     let mut content_mismatches = 0;
@@ -92,27 +120,40 @@ pub fn count(expected: &[ExpectedTurn], messages: &[ServerMessage]) -> Counts {
         let assistant = groups.get(&(key, "assistant"));
         // A role whose content is all `<private>` is never sent, so it is not required.
         let mut complete = true;
-        for (copies, want) in [(user, &turn.prompt), (assistant, &turn.answer)] {
+        for (role, copies, want) in [
+            ("user", user, &turn.prompt),
+            ("assistant", assistant, &turn.answer),
+        ] {
             let want = normalize(want);
             match copies {
                 None => complete &= want.is_empty(),
                 Some(copies) => {
                     if !copies.iter().any(|c| normalize(c) == want) {
                         content_mismatches += 1;
+                        which
+                            .mismatched
+                            .push((turn.turn_id.clone(), role.to_owned()));
                     }
                 }
             }
         }
         if complete {
             delivered += 1;
+        } else {
+            which.lost.push(turn.turn_id.clone());
         }
     }
-    let unexpected_turns = groups
+    let unexpected: BTreeSet<&String> = groups
         .keys()
         .filter(|(k, _)| k.starts_with("turn:") && !expected_ids.contains(k))
         .map(|(k, _)| k)
-        .collect::<BTreeSet<_>>()
-        .len();
+        .collect();
+    which.unexpected = unexpected
+        .iter()
+        .filter_map(|k| k.strip_prefix("turn:"))
+        .map(str::to_owned)
+        .collect();
+    let unexpected_turns = unexpected.len();
     Counts {
         expected: expected.len(),
         delivered,
@@ -120,6 +161,7 @@ pub fn count(expected: &[ExpectedTurn], messages: &[ServerMessage]) -> Counts {
         lost: expected.len().saturating_sub(delivered),
         content_mismatches,
         unexpected_turns,
+        which,
     }
 }
 
@@ -181,6 +223,7 @@ mod tests {
         msgs.push(msg("user", Some("t1"), "prompt t1"));
         let c = count(&exp, &msgs);
         assert_eq!((c.delivered, c.lost, c.content_mismatches), (1, 1, 0));
+        assert_eq!(c.which.lost, ["t1"]);
     }
 
     #[test]
@@ -192,6 +235,10 @@ mod tests {
         msgs.push(msg("assistant", Some("t1"), "answer t1")); // +1
         let c = count(&exp, &msgs);
         assert_eq!((c.delivered, c.duplicates, c.lost), (2, 4, 0));
+        assert_eq!(
+            c.which.duplicated,
+            [("t0".to_owned(), 2), ("t1".to_owned(), 2)]
+        );
     }
 
     #[test]
@@ -226,6 +273,13 @@ mod tests {
         ];
         let c = count(&exp, &msgs);
         assert_eq!((c.delivered, c.content_mismatches), (2, 2));
+        assert_eq!(
+            c.which.mismatched,
+            [
+                ("t1".to_owned(), "user".to_owned()),
+                ("t1".to_owned(), "assistant".to_owned())
+            ]
+        );
     }
 
     #[test]
@@ -250,5 +304,7 @@ mod tests {
         msgs.push(msg("system", Some("t0"), "ignored"));
         let c = count(&exp, &msgs);
         assert_eq!((c.delivered, c.unexpected_turns, c.duplicates), (1, 1, 1));
+        assert_eq!(c.which.unexpected, ["t_interrupted"]);
+        assert_eq!(c.which.duplicated, [("content:hello".to_owned(), 1)]);
     }
 }

@@ -18,6 +18,7 @@
 mod captured;
 mod claude_session;
 pub mod count;
+mod explain;
 mod faults;
 mod hooks;
 mod journal_faults;
@@ -66,6 +67,8 @@ struct Report {
     content_mismatches: usize,
     unexpected_turns: usize,
     incomplete_turns: usize,
+    /// For every count above that is not as it should be: its turns and why, in a sentence.
+    why: Vec<explain::Reason>,
     session_id: String,
     recorded_session_id: Option<String>,
     server_session: String,
@@ -195,7 +198,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     })?;
     let mut harness_errors: Vec<String> = Vec::new();
     player.play(&session)?;
-    let mut stats: HookStats = player.into_stats();
+    let stats: HookStats = player.into_stats();
     if stats.failures > 0 {
         harness_errors.push(format!("{} hook run(s) failed", stats.failures));
     }
@@ -214,7 +217,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     workers::wait_idle(&state, timeout).context("could not wait for ovhook workers after drain")?;
 
     let expected = expected_turns(&session);
-    let secrets_leaked = repo::files_containing(&[&state, &logs], faults::PLANTED_SECRET);
+    let leaked = repo::files_containing(&[&state, &logs], faults::PLANTED_SECRET);
     let server_session = format!("{}{session_id}", session.harness.remote_prefix());
     let counts = match &access {
         Some(access) => {
@@ -238,10 +241,25 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
             }
         }
     };
-    let pending = match &access {
+    let pending_ids = match &access {
         Some(_) => captured::pending_turns(&state, &session_id),
+        None => None,
+    };
+    let pending = match &access {
+        Some(_) => pending_ids.as_ref().map(Vec::len),
         None => Some(counts.expected - counts.lost),
     };
+    let journal =
+        crate::view::read_journal(&ov_engine::paths::journal_dir(&state, &session_id)).ok();
+    let why = explain::explain(&explain::Inputs {
+        session: &session,
+        counts: &counts,
+        pending: pending_ids.as_deref(),
+        journal: journal.as_ref(),
+        embedded: access.is_none(),
+        hooks: &stats,
+        leaked: &leaked,
+    });
     let kept = if args.keep {
         let path = tmp.keep();
         Some(path.display().to_string())
@@ -258,10 +276,11 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         hook_failures: stats.failures,
         hook_over_budget: stats.over_budget,
         hook_longest_ms: stats.longest_ms.clone(),
-        secrets_leaked,
+        secrets_leaked: leaked.len(),
         content_mismatches: counts.content_mismatches,
         unexpected_turns: counts.unexpected_turns,
         incomplete_turns: session.turns.len() - session.complete_turns(),
+        why,
         session_id,
         recorded_session_id: session.recorded_id.clone(),
         server_session,
@@ -273,7 +292,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         faults: faults.spec(),
         kept,
     };
-    print_report(&report, args.json, &mut stats)?;
+    print_report(&report, args.json)?;
     if harness_errors.is_empty() {
         Ok(())
     } else {
@@ -284,7 +303,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     }
 }
 
-fn print_report(report: &Report, json: bool, stats: &mut HookStats) -> anyhow::Result<()> {
+fn print_report(report: &Report, json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
         serde_json::to_writer(&mut out, report)?;
@@ -319,6 +338,7 @@ fn print_report(report: &Report, json: bool, stats: &mut HookStats) -> anyhow::R
             report.unexpected_turns,
             report.incomplete_turns
         )?;
+        write!(out, "{}", explain::render(&report.why))?;
         if let Some(k) = &report.kept {
             writeln!(out, "kept {k}")?;
         }
@@ -326,9 +346,6 @@ fn print_report(report: &Report, json: bool, stats: &mut HookStats) -> anyhow::R
     out.flush()?;
     if let Some(k) = report.kept.as_ref().filter(|_| json) {
         eprintln!("ovreplay: kept {k}");
-    }
-    for note in stats.notes.drain(..).take(20) {
-        eprintln!("ovreplay: hook: {note}");
     }
     Ok(())
 }

@@ -66,10 +66,10 @@ pub fn plant(kind: Repo, work: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// How many files under `roots` contain `secret`.
-pub fn files_containing(roots: &[&Path], secret: &str) -> usize {
+/// The files under `roots` that contain `secret`, sorted.
+pub fn files_containing(roots: &[&Path], secret: &str) -> Vec<std::path::PathBuf> {
     let needle = secret.as_bytes();
-    let mut hits = 0;
+    let mut hits = Vec::new();
     let mut stack: Vec<std::path::PathBuf> = roots.iter().map(|r| r.to_path_buf()).collect();
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -85,9 +85,10 @@ pub fn files_containing(roots: &[&Path], secret: &str) -> usize {
             } else if meta.is_file()
                 && std::fs::read(&p).is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle))
             {
-                hits += 1;
+                hits.push(p);
             }
         }
     }
+    hits.sort();
     hits
 }

@@ -73,6 +73,25 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// Why the turn is not complete, in a sentence; `None` when it is.
+    pub fn incomplete_reason(&self, harness: Harness) -> Option<&'static str> {
+        if self.complete {
+            return None;
+        }
+        Some(match harness {
+            Harness::ClaudeCode => {
+                "its model call failed or was cut short, so Claude Code fired no Stop for it"
+            }
+            Harness::Zcode if self.lines.last().is_some_and(|l| !l.complete) => {
+                "its last rollout line is cut off (no trailing newline): the recording ends mid-write"
+            }
+            Harness::Zcode => {
+                "its last model call never ended the turn (no terminal finishReason): it was \
+                 interrupted"
+            }
+        })
+    }
+
     /// Tool calls over all lines (ZCode's `toolCallCount`).
     pub fn tool_call_count(&self) -> usize {
         self.lines.iter().map(|l| l.tool_calls.len()).sum()

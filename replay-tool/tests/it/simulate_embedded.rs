@@ -46,3 +46,71 @@ fn keep_leaves_the_rollout_as_recorded_but_for_the_session_id() {
     );
     std::fs::remove_dir_all(&kept).unwrap();
 }
+
+/// Every count that is not as it should be names its turns, with the reason in a sentence, in
+/// `--json` (`why`) and in the text report; a turn count names exactly that many turns.
+#[test]
+fn every_count_that_is_not_zero_names_its_turns_and_why() {
+    for name in ["five-turns.jsonl", "partial-tail.jsonl"] {
+        let f = fixture(name);
+        let (code, r, err) =
+            simulate(&[f.to_str().unwrap(), "--ovhook", ovhook().to_str().unwrap()]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let why = r["why"].as_array().expect("why");
+        let named = |count: &str| -> Vec<String> {
+            why.iter()
+                .filter(|w| w["count"] == count)
+                .flat_map(|w| {
+                    assert!(
+                        w["text"].as_str().is_some_and(|t| t.len() > 20),
+                        "{name}: a sentence: {w}"
+                    );
+                    w["turns"].as_array().expect("turns").clone()
+                })
+                .map(|t| t.as_str().expect("turn").to_owned())
+                .collect()
+        };
+        for count in ["lost", "unexpected_turns", "incomplete_turns"] {
+            assert_eq!(
+                named(count).len() as u64,
+                r[count].as_u64().expect("count"),
+                "{name} {count}: {r}"
+            );
+        }
+        for count in ["duplicates", "content_mismatches", "secrets_leaked"] {
+            assert_eq!(
+                r[count] == 0,
+                named(count).is_empty(),
+                "{name} {count}: {r}"
+            );
+        }
+        let incomplete = named("incomplete_turns");
+        assert_eq!(incomplete.len(), 1, "{name}: {r}");
+        let reason = why
+            .iter()
+            .find(|w| w["count"] == "incomplete_turns")
+            .and_then(|w| w["text"].as_str())
+            .expect("reason");
+        assert!(
+            reason.contains("never ended the turn") || reason.contains("cut off"),
+            "{name}: {reason}"
+        );
+        assert!(reason.contains("why: "), "why's verdict: {reason}");
+    }
+
+    // The text report says the same, one line per reason under the counts.
+    let f = fixture("five-turns.jsonl");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ovreplay"))
+        .args(["simulate", f.to_str().unwrap(), "--ovhook"])
+        .arg(ovhook())
+        .env("OPENVIKING_URL", "off")
+        .output()
+        .expect("simulate");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("  incomplete turns: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains(" (turn 4) — "), "{line}");
+}
