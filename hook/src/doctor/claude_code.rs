@@ -18,8 +18,9 @@ use crate::install::target::PlaceFormat;
 
 /// Whether Claude Code's user settings hold hooks of ours.
 fn settings_hooks(home: &Path) -> bool {
-    std::fs::read(user_settings_path(home))
+    ov_engine::regular_file::read(&user_settings_path(home), 16 << 20)
         .ok()
+        .flatten()
         .and_then(|b| parse_object(&b).ok())
         .is_some_and(|root| !CLAUDE_SETTINGS.binaries(&root).is_empty())
 }
@@ -90,9 +91,9 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
     let what = "claude-code settings";
     let path = user_settings_path(home);
     let plugins = plugin::installed(home);
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let bytes = match ov_engine::regular_file::read(&path, 16 << 20) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
             return if !plugins.is_empty() {
                 plugin_checks(home, &plugins, false)
             } else if required {
@@ -108,13 +109,7 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
                 Vec::new()
             };
         }
-        Err(e) => {
-            return vec![Check::new(
-                Level::Fail,
-                what,
-                format!("{}: {e}", path.display()),
-            )]
-        }
+        Err(e) => return vec![Check::new(Level::Fail, what, e.to_string())],
     };
     let root = match parse_object(&bytes).and_then(|r| {
         CLAUDE_SETTINGS.validate(&r)?;
@@ -203,8 +198,9 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
         !CLAUDE_SETTINGS.binaries(&root).is_empty(),
     ));
     let mcp_path = user_file_path(home);
-    let mcp = std::fs::read(&mcp_path)
+    let mcp = ov_engine::regular_file::read(&mcp_path, 16 << 20)
         .ok()
+        .flatten()
         .and_then(|b| parse_object(&b).ok())
         .and_then(|r| r.get("mcpServers")?.get(MCP_NAME).cloned());
     out.push(match mcp {

@@ -361,6 +361,26 @@ fn a_fifo_in_place_of_a_settings_file_is_refused_at_once() {
                 .expect("meta")
                 .file_type()
                 .is_fifo());
+            // Nothing else reads it blocking either: doctor, and a project-scope install that
+            // only looks at the user's files.
+            Command::cargo_bin("ovhook")
+                .expect("binary")
+                .env_clear()
+                .env("HOME", home.path())
+                .env("PATH", "/usr/bin:/bin")
+                .env("OPENVIKING_URL", "off")
+                .current_dir(home.path())
+                .timeout(HANG)
+                .arg("doctor")
+                .assert()
+                .code(predicates::ord::lt(2));
+            if matches!(name, "zcode" | "claude-code") {
+                let repo = home.path().join("repo");
+                fs::create_dir_all(repo.join(".git")).expect("git");
+                let mut args = vec!["install", "--harness", name, "--scope", "project"];
+                args.extend(["--project", repo.to_str().expect("utf8")]);
+                ovhook(home.path(), &args).success();
+            }
         }
     }
 }

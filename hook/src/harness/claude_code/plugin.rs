@@ -41,7 +41,9 @@ pub struct InstalledPlugin {
 /// shell would (`${CLAUDE_PLUGIN_ROOT}` is the plugin root, `$HOME` the home folder); `None`
 /// when the file has no hook of ours.
 fn hook_binary(home: &Path, root: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(root.join("hooks/hooks.json")).ok()?;
+    let text = ov_engine::regular_file::read_text(&root.join("hooks/hooks.json"), 16 << 20)
+        .ok()
+        .flatten()?;
     let doc: Value = serde_json::from_str(&text).ok()?;
     let commands = doc
         .get("hooks")?
@@ -140,8 +142,10 @@ pub fn load_problem(home: &Path, plugin: &InstalledPlugin) -> Option<String> {
 }
 
 fn read_json(path: &Path) -> Option<Value> {
-    std::fs::read(path)
+    // Only a regular file, never a blocking read (a FIFO planted here is skipped).
+    ov_engine::regular_file::read(path, 16 << 20)
         .ok()
+        .flatten()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
 }
 

@@ -125,8 +125,7 @@ pub const PLUGIN_NAME: &str = "openviking";
 /// Every installed copy of our plugin under `~/.zcode/cli/plugins/cache/`.
 pub fn plugin_installs(home: &Path) -> Vec<PluginInstall> {
     let cache = home.join(".zcode/cli/plugins/cache");
-    let enabled_map = std::fs::read(super::install_target::user_config_path(home))
-        .ok()
+    let enabled_map = read_small(&super::install_target::user_config_path(home))
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .and_then(|v| v.pointer("/plugins/enabledPlugins").cloned());
     let mut roots = Vec::new();
@@ -161,8 +160,7 @@ fn find_manifests(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         return;
     }
     let manifest = dir.join(".zcode-plugin").join("plugin.json");
-    let is_ours = std::fs::read(&manifest)
-        .ok()
+    let is_ours = read_small(&manifest)
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .is_some_and(|v| v.get("name").and_then(Value::as_str) == Some(PLUGIN_NAME));
     if is_ours {
@@ -196,6 +194,12 @@ pub fn workspace_files(cwd: &Path, root: &Path) -> Vec<PathBuf> {
         dir = d.parent();
     }
     out
+}
+
+/// A small JSON file's bytes: only a regular file, never a blocking read (a FIFO planted in
+/// its place is skipped).
+fn read_small(path: &Path) -> Option<Vec<u8>> {
+    ov_engine::regular_file::read(path, 16 << 20).ok().flatten()
 }
 
 #[cfg(test)]
