@@ -198,7 +198,7 @@ pub fn checks(home: &Path, required: bool) -> Vec<Check> {
         !CLAUDE_SETTINGS.binaries(&root).is_empty(),
     ));
     let mcp_path = user_file_path(home);
-    let mcp = ov_engine::regular_file::read(&mcp_path, 16 << 20)
+    let mcp = ov_engine::regular_file::read(&mcp_path, crate::install::json_doc::MAX_BYTES)
         .ok()
         .flatten()
         .and_then(|b| parse_object(&b).ok())

@@ -18,8 +18,9 @@ use serde_json::{Map, Value};
 
 use super::{atomic, original};
 
-/// Largest settings file read (a real one is a few KiB).
-const MAX_BYTES: u64 = 16 << 20;
+/// Largest settings file read: far above any real one (`~/.claude.json`, which Claude Code
+/// grows with every project, reaches a few MiB), low enough to refuse a file that is not one.
+pub const MAX_BYTES: u64 = 256 << 20;
 
 /// The parsed file.
 #[derive(Debug, Clone)]

@@ -28,9 +28,6 @@ use super::atomic;
 use super::json_doc::parse_object;
 use super::target::Place;
 
-/// Largest original kept or read back (as for the settings file itself).
-const MAX_BYTES: u64 = 16 << 20;
-
 /// `<file>.ovhook-orig` next to `file`.
 pub fn path(file: &Path) -> PathBuf {
     let mut name = file.file_name().unwrap_or_default().to_os_string();
@@ -50,7 +47,7 @@ pub fn keep(file: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 /// The kept original of `file`, if any.
 pub fn read(file: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     let orig = path(file);
-    ov_engine::regular_file::read(&orig, MAX_BYTES)
+    ov_engine::regular_file::read(&orig, super::json_doc::MAX_BYTES)
         .with_context(|| format!("could not read {}", orig.display()))
 }
 
