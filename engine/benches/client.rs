@@ -46,11 +46,15 @@ fn batch() -> Vec<OutMessage> {
             role: "user".into(),
             content: "bench question".into(),
             turn_id: Some("t1".into()),
+            created_at: None,
+            message_kind: None,
         },
         OutMessage {
             role: "assistant".into(),
             content: "bench answer".into(),
             turn_id: Some("t1".into()),
+            created_at: None,
+            message_kind: None,
         },
     ]
 }

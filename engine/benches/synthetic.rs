@@ -80,6 +80,7 @@ pub fn turns(first: usize, count: usize, pad: &str) -> Vec<Envelope> {
                 content: text.clone(),
                 raw_len: text.len() as u64,
                 interrupted: false,
+                created_at_ms: None,
             })
             .collect();
         let keys = messages.iter().map(|m| m.key.clone()).collect();

@@ -8,22 +8,25 @@
 //!
 //! * `version` is [`CODEC_VERSION`] for events and [`SNAPSHOT_VERSION`] for
 //!   snapshots written by this build. An event of an older version is decoded
-//!   through its frozen types (`codec/v1.rs`) and converted; a newer version is
+//!   through its frozen types (`codec/v1.rs`, `codec/v2.rs`) and converted; a newer version is
 //!   refused with [`CodecError::UnknownVersion`], never guessed at. A snapshot of
-//!   an older layout that cannot be read as today's is refused with
-//!   [`CodecError::OldSnapshot`]: a snapshot is a cache of the fold, and the store
-//!   folds from an older snapshot or the events instead.
+//!   version 3 is decoded through its frozen types (`codec/snapshot_v3.rs`) and
+//!   converted; an older layout is refused with [`CodecError::OldSnapshot`]: a snapshot
+//!   is a cache of the fold, and the store folds from an older snapshot or the events
+//!   instead.
 //!
 //! | event version | change |
 //! |---|---|
 //! | 1 | first version |
 //! | 2 | `HookReceived::response_preview` (Stop's `responsePreview`, kept apart from `responseText`); `TurnFragment::trace_id` (one identity per turn whichever source names it first), `TurnFragment::prompt_at` and `TurnFragment::steering` (what the user typed into a running turn) |
+//! | 3 | `PlannedMessage::created_at_ms` (when the message was written, sent as `created_at`); `TurnFragment::prompt_ms` and `TurnFragment::answer_ms` (the transcript's times of the prompt and of the answer) |
 //!
 //! | snapshot version | change |
 //! |---|---|
 //! | 1 | first version |
 //! | 2 | `State::acks_unverified` appended (a version-1 body plus one 0 byte) |
 //! | 3 | the turn book's records and rollout fragments gained the fields of event version 2; versions 1 and 2 are refused ([`CodecError::OldSnapshot`]) |
+//! | 4 | the fields of event version 3 in the turn book's fragments, `TurnRecord::{prompt_hook_ms, stop_hook_ms}`, `MessageRecord::created_at_ms`; version 3 is decoded through its frozen types and converted (no times), versions 1 and 2 are refused |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!
@@ -39,12 +42,14 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::event::Envelope;
 use crate::projector::State;
 
+mod snapshot_v3;
 mod v1;
+mod v2;
 
 /// Version byte of event records written by this build.
-pub const CODEC_VERSION: u8 = 2;
+pub const CODEC_VERSION: u8 = 3;
 /// Version byte of snapshots written by this build.
-pub const SNAPSHOT_VERSION: u8 = 3;
+pub const SNAPSHOT_VERSION: u8 = 4;
 /// Tag of an event record.
 pub const TAG_EVENT: u8 = 1;
 /// Tag of a state snapshot record.
@@ -154,23 +159,25 @@ pub fn decode_event(bytes: &[u8]) -> Result<Envelope, CodecError> {
     let (version, body) = split_tagged(TAG_EVENT, bytes)?;
     match version {
         CODEC_VERSION => decode_body(body),
+        2 => decode_body::<v2::Envelope>(body).map(Into::into),
         1 => decode_body::<v1::Envelope>(body).map(Into::into),
         version => Err(CodecError::UnknownVersion { version }),
     }
 }
 
 /// Encodes a state snapshot ([`SNAPSHOT_VERSION`]).
-// Format: { version:u8 (3) | tag:u8 (2) | body: bincode(State) }
+// Format: { version:u8 (4) | tag:u8 (2) | body: bincode(State) }
 pub fn encode_snapshot(state: &State, out: &mut Vec<u8>) -> Result<(), CodecError> {
     encode_tagged(SNAPSHOT_VERSION, TAG_SNAPSHOT, state, out)
 }
 
-/// Decodes a state snapshot of this build's version; an older one is
-/// [`CodecError::OldSnapshot`] (its turn book has another layout).
+/// Decodes a state snapshot of this build's version or of version 3 (converted); an older
+/// one is [`CodecError::OldSnapshot`] (its turn book has another layout).
 pub fn decode_snapshot(bytes: &[u8]) -> Result<State, CodecError> {
     let (version, body) = split_tagged(TAG_SNAPSHOT, bytes)?;
     match version {
         SNAPSHOT_VERSION => decode_body(body),
+        3 => decode_body::<snapshot_v3::State>(body).map(Into::into),
         1 | 2 => Err(CodecError::OldSnapshot { version }),
         version => Err(CodecError::UnknownVersion { version }),
     }
@@ -212,6 +219,7 @@ mod tests {
                         content: "hi".into(),
                         raw_len: 2,
                         interrupted: false,
+                        created_at_ms: None,
                     }],
                 },
             },
@@ -272,6 +280,43 @@ mod tests {
         vec![stop, read]
     }
 
+    /// Events using the fields version 3 added.
+    fn sample_v3() -> Vec<Envelope> {
+        let planned = Envelope {
+            at_ms: 1_796_212_624_600,
+            pid: 4244,
+            event: Event::MessagesPlanned {
+                messages: vec![PlannedMessage {
+                    key: DedupKey::for_turn("turn_a", Role::Assistant),
+                    turn_id: Some("turn_a".into()),
+                    role: Role::Assistant,
+                    content: "ok".into(),
+                    raw_len: 2,
+                    interrupted: false,
+                    created_at_ms: Some(1_796_212_624_450),
+                }],
+            },
+        };
+        let read = Envelope {
+            at_ms: 1_796_212_624_700,
+            pid: 4244,
+            event: Event::RolloutRead {
+                path: "/r".into(),
+                chunk: crate::turn::RolloutChunk {
+                    fragments: vec![crate::turn::TurnFragment {
+                        turn_id: "turn_b".into(),
+                        prompt: Some("go".into()),
+                        prompt_ms: Some(1_796_212_624_650),
+                        answer_ms: Some(1_796_212_624_690),
+                        ..crate::turn::TurnFragment::default()
+                    }],
+                    ..crate::turn::RolloutChunk::default()
+                },
+            },
+        };
+        vec![planned, read]
+    }
+
     fn unhex(s: &str) -> Vec<u8> {
         (0..s.len())
             .step_by(2)
@@ -300,10 +345,10 @@ mod tests {
         }
     }
 
-    /// Golden bytes of version 2. If this fails, the on-disk format changed:
-    /// bump CODEC_VERSION and keep a decoder for the old bytes instead.
+    /// Bytes written by version 2 (frozen forever): they decode to today's events, the
+    /// fields version 3 added left empty.
     #[test]
-    fn golden_bytes_v2() {
+    fn version_2_bytes_still_decode() {
         let expected = [
             "0201fd7b8b9d36a2010000fb9210000101057a636f64650106736573735f3101067475726e5f610000010268690000000000006300",
             "0201fdac8b9d36a2010000fb93100501107475726e3a7475726e5f613a7573657201067475726e5f61000268690200",
@@ -315,6 +360,29 @@ mod tests {
         let mut all = sample();
         all.extend(sample_v2());
         assert_eq!(all.len(), expected.len());
+        for (env, bytes) in all.iter().zip(expected) {
+            assert_eq!(&decode_event(&unhex(bytes)).expect("decode v2"), env);
+        }
+    }
+
+    /// Golden bytes of version 3. If this fails, the on-disk format changed:
+    /// bump CODEC_VERSION and keep a decoder for the old bytes instead.
+    #[test]
+    fn golden_bytes_v3() {
+        let expected = [
+            "0301fd7b8b9d36a2010000fb9210000101057a636f64650106736573735f3101067475726e5f610000010268690000000000006300",
+            "0301fdac8b9d36a2010000fb93100501107475726e3a7475726e5f613a7573657201067475726e5f6100026869020000",
+            "0301fd108c9d36a2010000fb93100807fbf70101046275737901",
+            "0301fd748c9d36a2010000fb931013030474722d39",
+            "0301fd428c9d36a2010000fb9210000103057a636f64650001067475726e5f61000000000103707265000000000000",
+            "0301fd748c9d36a2010000fb941003022f7200000000000001067475726e5f6101027472010268690103010609616e6420746573747300000000020000000000",
+            "0301fdd88c9d36a2010000fb94100501157475726e3a7475726e5f613a617373697374616e7401067475726e5f6101026f6b020001fd428c9d36a2010000",
+            "0301fd3c8d9d36a2010000fb941003022f7200000000000001067475726e5f62000102676f000000000000000001fd0a8d9d36a201000001fd328d9d36a20100000000",
+        ];
+        let mut all = sample();
+        all.extend(sample_v2());
+        all.extend(sample_v3());
+        assert_eq!(all.len(), expected.len());
         let mut buf = Vec::new();
         for (env, want) in all.iter().zip(expected) {
             encode_event(env, &mut buf).expect("encode");
@@ -324,7 +392,8 @@ mod tests {
     }
 
     /// The events added for journal damage, appended to the enum: old variants keep their
-    /// bytes; version 1 wrote them too (its bytes are the same but for the version byte).
+    /// bytes; versions 1 and 2 wrote them too (their bytes are the same but for the version
+    /// byte).
     #[test]
     fn golden_bytes_of_the_damage_events() {
         let cases = [
@@ -335,13 +404,13 @@ mod tests {
                     len: 7,
                     reason: "x".into(),
                 },
-                "02010101140120070178",
+                "03010101140120070178",
             ),
             (
                 Event::AllReconciled {
                     present: vec![DedupKey::for_turn("t", Role::User)],
                 },
-                "0201010115010b7475726e3a743a75736572",
+                "0301010115010b7475726e3a743a75736572",
             ),
         ];
         let mut buf = Vec::new();
@@ -354,13 +423,15 @@ mod tests {
             encode_event(&env, &mut buf).expect("encode");
             assert_eq!(hex(&buf), want, "{env:?}");
             assert_eq!(decode_event(&buf).expect("decode"), env);
-            let mut v1 = buf.clone();
-            v1[0] = 1;
-            assert_eq!(decode_event(&v1).expect("decode v1"), env);
+            for old in [1, 2] {
+                let mut bytes = buf.clone();
+                bytes[0] = old;
+                assert_eq!(decode_event(&bytes).expect("decode old"), env, "v{old}");
+            }
         }
     }
 
-    /// `SpillIngested`, appended after `AllReconciled` (version 2 only).
+    /// `SpillIngested`, appended after `AllReconciled` (versions 2 and 3).
     #[test]
     fn golden_bytes_of_the_spill_event() {
         let env = Envelope {
@@ -373,8 +444,10 @@ mod tests {
         };
         let mut buf = Vec::new();
         encode_event(&env, &mut buf).expect("encode");
-        assert_eq!(hex(&buf), "0201010116017801");
+        assert_eq!(hex(&buf), "0301010116017801");
         assert_eq!(decode_event(&buf).expect("decode"), env);
+        buf[0] = 2;
+        assert_eq!(decode_event(&buf).expect("decode v2"), env);
     }
 
     /// Snapshots of older layouts are refused (the store folds the events instead);

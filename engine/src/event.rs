@@ -110,6 +110,10 @@ pub struct PlannedMessage {
     pub raw_len: u64,
     /// The turn ended without a final answer.
     pub interrupted: bool,
+    /// When the message was written (ms since the epoch: the hook's or the transcript's
+    /// time, see [`crate::turnbook`]); sent as its `created_at`. `None` when unknown (the
+    /// server then stamps it when it arrives).
+    pub created_at_ms: Option<u64>,
 }
 
 /// Why a worker (or a drain) ran.

@@ -34,6 +34,7 @@ pub mod rollout;
 pub mod spill;
 pub mod store;
 pub mod text;
+pub mod time;
 pub mod transcript;
 pub mod turn;
 pub mod turnbook;

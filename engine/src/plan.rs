@@ -40,6 +40,7 @@ pub fn planned_message(candidate: Candidate, max_length: Option<usize>) -> Optio
             content: oversized::stand_in(usize::try_from(len).unwrap_or(usize::MAX)),
             raw_len: len,
             interrupted: candidate.interrupted,
+            created_at_ms: candidate.created_at_ms,
         });
     }
     let mut content = strip_private(&candidate.content);
@@ -56,6 +57,7 @@ pub fn planned_message(candidate: Candidate, max_length: Option<usize>) -> Optio
         content,
         raw_len,
         interrupted: candidate.interrupted,
+        created_at_ms: candidate.created_at_ms,
     })
 }
 

@@ -25,6 +25,16 @@ impl Role {
             Role::Assistant => "assistant",
         }
     }
+
+    /// The message's kind in OpenViking's taxonomy (`message_kind`): a user message is the
+    /// user's query (`user_query`, never a tool result), an assistant message one answer of
+    /// the agent (`assistant_step`). The server groups a session into turns by it.
+    pub fn message_kind(self) -> &'static str {
+        match self {
+            Role::User => "user_query",
+            Role::Assistant => "assistant_step",
+        }
+    }
 }
 
 /// The idempotency identity of one message.
@@ -103,6 +113,12 @@ pub struct TurnFragment {
     /// A line of a *different* turn followed this turn's lines in the file, so
     /// this turn is over even if its Stop never came.
     pub superseded: bool,
+    /// When the transcript says the prompt was sent (ms since the epoch): the time of the
+    /// entry that gave [`TurnFragment::prompt`] (ZCode: `startedAt` of its line).
+    pub prompt_ms: Option<u64>,
+    /// When the transcript says the turn's latest answer text was written (ms since the
+    /// epoch; ZCode: `completedAt` of the call, else its `startedAt`).
+    pub answer_ms: Option<u64>,
 }
 
 impl TurnFragment {
@@ -112,6 +128,7 @@ impl TurnFragment {
             _ if self.prompt.is_none() => {
                 self.prompt.clone_from(&later.prompt);
                 self.prompt_at = later.prompt_at;
+                self.prompt_ms = later.prompt_ms;
             }
             // A later read whose last user message sits after this turn's prompt: the
             // user typed it into the running turn.
@@ -129,6 +146,9 @@ impl TurnFragment {
         }
         if later.last_text.is_some() {
             self.last_text.clone_from(&later.last_text);
+        }
+        if later.answer_ms.is_some() && (later.final_text.is_some() || later.last_text.is_some()) {
+            self.answer_ms = later.answer_ms;
         }
         self.finished |= later.finished;
         if later.calls > 0 {
@@ -186,4 +206,7 @@ pub struct Candidate {
     pub content: String,
     /// The turn ended without a final answer; `content` is what it had.
     pub interrupted: bool,
+    /// When the message was written (ms since the epoch), when known: the hook's time,
+    /// else the transcript's ([`crate::turnbook`] says which).
+    pub created_at_ms: Option<u64>,
 }

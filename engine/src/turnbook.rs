@@ -29,6 +29,16 @@
 //! A turn with no answer whose transcript shows its last model call failed before
 //! writing any text has its user message marked `interrupted`.
 //!
+//! Times: each message carries when it was written ([`Candidate::created_at_ms`]), so that
+//! a turn delivered late (a detached worker, an outage, a drain hours later) reaches the
+//! server with its own time, not the time it was sent. The hook's time is the moment the
+//! event happened on this machine; the transcript's is the agent's own record.
+//!
+//! | message | first known of |
+//! |---|---|
+//! | user | the first UserPromptSubmit's time, the transcript's prompt time, the answer's time |
+//! | assistant | the first Stop's time, the transcript's time of the latest answer text, the prompt's time |
+//!
 //! The Stop `responseText` and the rollout's final answer swap places under
 //! [`AnswerPrecedence::TranscriptFirst`]: a harness whose Stop payload holds only part of
 //! the answer (Claude Code's `last_assistant_message` is the last text block) has the
@@ -123,6 +133,10 @@ pub struct TurnRecord {
     pub forced: bool,
     /// A drain ([`TurnBook::force_complete`]) saw this turn: whatever is known is final.
     pub drained: bool,
+    /// When its first UserPromptSubmit fired (the hook event's time, ms since the epoch).
+    pub prompt_hook_ms: Option<u64>,
+    /// When its first Stop fired (ms since the epoch).
+    pub stop_hook_ms: Option<u64>,
 }
 
 impl TurnRecord {
@@ -206,6 +220,15 @@ impl TurnRecord {
             && !(self.superseded || self.forced || self.drained)
     }
 
+    /// When each of the turn's messages was written: `(user, assistant)` (see the
+    /// "Times" table in the module docs).
+    fn times(&self) -> (Option<u64>, Option<u64>) {
+        let frag = self.rollout.as_ref();
+        let prompt = self.prompt_hook_ms.or(frag.and_then(|f| f.prompt_ms));
+        let answer = self.stop_hook_ms.or(frag.and_then(|f| f.answer_ms));
+        (prompt.or(answer), answer.or(prompt))
+    }
+
     fn key(&self, role: Role, content: &str) -> DedupKey {
         match &self.turn_id {
             Some(id) => DedupKey::for_turn(id, role),
@@ -220,6 +243,7 @@ impl TurnRecord {
             return out;
         }
         let answer = self.assistant_content(precedence);
+        let (user_ms, answer_ms) = self.times();
         if let Some(u) = self.user_content() {
             // A prompt whose model call failed without writing any text (an API
             // error) is sent alone, marked as such.
@@ -234,6 +258,7 @@ impl TurnRecord {
                 role: Role::User,
                 content: u,
                 interrupted: failed,
+                created_at_ms: user_ms,
             });
         }
         if let Some((a, interrupted)) = answer {
@@ -243,6 +268,7 @@ impl TurnRecord {
                 role: Role::Assistant,
                 content: a,
                 interrupted,
+                created_at_ms: answer_ms,
             });
         }
         out
@@ -283,6 +309,17 @@ impl TurnBook {
     /// An empty book.
     pub fn new() -> TurnBook {
         TurnBook::default()
+    }
+
+    /// A book of these turns (a snapshot of an older layout, converted by the codec).
+    pub(crate) fn from_parts(
+        turns: Vec<TurnRecord>,
+        last_rollout_turn: Option<String>,
+    ) -> TurnBook {
+        TurnBook {
+            turns,
+            last_rollout_turn,
+        }
     }
 
     /// The turns currently held, in conversation order.
@@ -358,9 +395,14 @@ impl TurnBook {
         }
     }
 
-    /// A UserPromptSubmit. The turn gets its prompt (the first one wins), and every other
-    /// open turn is over: ZCode runs one turn at a time.
+    /// A UserPromptSubmit whose time is not known: [`TurnBook::observe_prompt_at`].
     pub fn observe_prompt(&mut self, turn_id: Option<&str>, prompt: &str) {
+        self.observe_prompt_at(turn_id, prompt, None);
+    }
+
+    /// A UserPromptSubmit that fired at `at_ms`. The turn gets its prompt and its time (the
+    /// first of each wins), and every other open turn is over: ZCode runs one turn at a time.
+    pub fn observe_prompt_at(&mut self, turn_id: Option<&str>, prompt: &str, at_ms: Option<u64>) {
         let idx = match turn_id {
             Some(id) => self.find_or_insert(id),
             None => {
@@ -370,6 +412,9 @@ impl TurnBook {
         };
         for (i, t) in self.turns.iter_mut().enumerate() {
             if i == idx {
+                if t.prompt_hook_ms.is_none() {
+                    t.prompt_hook_ms = at_ms;
+                }
                 match &t.hook_prompt {
                     None => t.hook_prompt = Some(prompt.to_owned()),
                     // Another prompt for the same turn: typed into the running turn.
@@ -387,16 +432,18 @@ impl TurnBook {
     /// A Stop: the turn is complete; a non-empty `response` (`responseText`) is its final
     /// answer. An id-less Stop pairs with the latest id-less prompt.
     pub fn observe_stop(&mut self, turn_id: Option<&str>, response: Option<&str>) {
-        self.observe_stop_with_preview(turn_id, response, None);
+        self.observe_stop_with_preview(turn_id, response, None, None);
     }
 
     /// [`TurnBook::observe_stop`] with the Stop's `responsePreview`, used only when
-    /// nothing better ever comes (see the assistant table of [`TurnRecord`]).
+    /// nothing better ever comes (see the assistant table of [`TurnRecord`]), and the time
+    /// the Stop fired (the first Stop's time wins).
     pub fn observe_stop_with_preview(
         &mut self,
         turn_id: Option<&str>,
         response: Option<&str>,
         preview: Option<&str>,
+        at_ms: Option<u64>,
     ) {
         let idx = match turn_id {
             Some(id) => self.find_or_insert(id),
@@ -412,6 +459,9 @@ impl TurnBook {
         };
         if let Some(t) = self.turns.get_mut(idx) {
             t.stopped = true;
+            if t.stop_hook_ms.is_none() {
+                t.stop_hook_ms = at_ms;
+            }
             if let Some(r) = response.filter(|r| !r.trim().is_empty()) {
                 t.stop_text = Some(r.to_owned());
             }

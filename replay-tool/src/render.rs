@@ -14,26 +14,7 @@ use crate::view::{Entry, EntryContent};
 
 /// `ms` since the Unix epoch as UTC ISO 8601 with milliseconds (`2026-01-02T03:04:05.678Z`).
 pub fn time(ms: u64) -> String {
-    let secs = ms / 1000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60,
-        ms % 1000
-    )
+    ov_engine::time::format_ms(ms)
 }
 
 /// A duration in ms as `850ms`, `30s`, `5m`, `2h5m`.
@@ -572,6 +553,7 @@ mod tests {
             content: ov_engine::text::oversized::stand_in(40 << 20),
             raw_len: 40 << 20,
             interrupted: false,
+            created_at_ms: None,
         };
         assert_eq!(
             summary(&Event::MessagesPlanned { messages: vec![m] }),

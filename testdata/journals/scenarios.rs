@@ -132,6 +132,26 @@ impl B {
         )
     }
 
+    /// When the message of `role` of `turn` was written, as the planner says: the time of
+    /// the turn's first prompt (user) or Stop (assistant) hook.
+    fn hook_time(&self, turn: &str, role: Role) -> Option<u64> {
+        let kind = match role {
+            Role::User => HookKind::PromptSubmit,
+            Role::Assistant => HookKind::Stop,
+        };
+        self.records.iter().find_map(|r| match r {
+            Record::Event(e) => match &e.event {
+                Event::HookReceived(h)
+                    if h.kind == Some(kind) && h.turn_id.as_deref() == Some(turn) =>
+                {
+                    Some(e.at_ms)
+                }
+                _ => None,
+            },
+            Record::Raw(_) => None,
+        })
+    }
+
     fn plan(&mut self, pid: u32, msgs: &[(&str, Role, &str)]) -> &mut B {
         let messages = msgs
             .iter()
@@ -142,6 +162,7 @@ impl B {
                 content: (*text).to_string(),
                 raw_len: text.len() as u64,
                 interrupted: false,
+                created_at_ms: self.hook_time(turn, *role),
             })
             .collect();
         self.push(5, pid, Event::MessagesPlanned { messages })

@@ -5,7 +5,8 @@ use serde_json::Value;
 
 use super::{enc, Client, ClientError, Method, BATCH_LIMIT};
 
-/// One message to add to a session. Serialises as `{role, content[, turn_id]}` in that key order.
+/// One message to add to a session. Serialises as `{role, content[, turn_id][, created_at]
+/// [, message_kind]}` in that key order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutMessage {
     /// `user` or `assistant`.
@@ -15,6 +16,13 @@ pub struct OutMessage {
     /// ZCode turn id, when the turn has one.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub turn_id: Option<String>,
+    /// When the message was written (RFC 3339, UTC, `crate::time::format_ms`); absent, the
+    /// server stamps the time it arrives.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub created_at: Option<String>,
+    /// The server's taxonomy (`user_query`, `assistant_step`; [`crate::turn::Role::message_kind`]).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub message_kind: Option<String>,
 }
 
 /// What `POST …/commit` answered.
@@ -50,6 +58,10 @@ pub struct ServerMessage {
     pub content: String,
     /// The `turn_id` sent with the message, if any.
     pub turn_id: Option<String>,
+    /// Its `created_at`, as the server holds it.
+    pub created_at: Option<String>,
+    /// Its `message_kind`, if any.
+    pub message_kind: Option<String>,
 }
 
 impl Client {
@@ -299,15 +311,18 @@ fn parse_message(v: &Value) -> ServerMessage {
             .unwrap_or_default()
             .to_owned(),
     };
-    let turn_id = v
-        .get("turn_id")
-        .and_then(Value::as_str)
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned);
+    let text = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+    };
     ServerMessage {
         role,
         content,
-        turn_id,
+        turn_id: text("turn_id"),
+        created_at: text("created_at"),
+        message_kind: text("message_kind"),
     }
 }
 
@@ -328,12 +343,21 @@ mod tests {
             role: "user".into(),
             content: "hi".into(),
             turn_id: Some("t1".into()),
+            created_at: Some("2026-07-02T03:02:56.413Z".into()),
+            message_kind: Some("user_query".into()),
         };
         assert_eq!(
             serde_json::to_string(&m).ok().as_deref(),
-            Some(r#"{"role":"user","content":"hi","turn_id":"t1"}"#)
+            Some(
+                r#"{"role":"user","content":"hi","turn_id":"t1","created_at":"2026-07-02T03:02:56.413Z","message_kind":"user_query"}"#
+            )
         );
-        let m = OutMessage { turn_id: None, ..m };
+        let m = OutMessage {
+            turn_id: None,
+            created_at: None,
+            message_kind: None,
+            ..m
+        };
         assert_eq!(
             serde_json::to_string(&m).ok().as_deref(),
             Some(r#"{"role":"user","content":"hi"}"#)
@@ -342,13 +366,15 @@ mod tests {
 
     #[test]
     fn stored_messages_join_text_parts() {
-        let v = json!({"id":"m","role":"assistant","parts":[{"type":"text","text":"a"},{"type":"context","uri":"x"},{"type":"text","text":"b"}],"turn_id":"t9"});
+        let v = json!({"id":"m","role":"assistant","parts":[{"type":"text","text":"a"},{"type":"context","uri":"x"},{"type":"text","text":"b"}],"turn_id":"t9","created_at":"2026-07-02T03:02:56.413Z","message_kind":"assistant_step"});
         assert_eq!(
             parse_message(&v),
             ServerMessage {
                 role: "assistant".into(),
                 content: "a\nb".into(),
-                turn_id: Some("t9".into())
+                turn_id: Some("t9".into()),
+                created_at: Some("2026-07-02T03:02:56.413Z".into()),
+                message_kind: Some("assistant_step".into()),
             }
         );
     }

@@ -18,6 +18,8 @@ fn out(m: &OutgoingMessage) -> OutMessage {
         role: m.role.as_str().to_string(),
         content: m.content.clone(),
         turn_id: m.turn_id.clone(),
+        created_at: m.created_at_ms.map(crate::time::format_ms),
+        message_kind: Some(m.role.message_kind().to_owned()),
     }
 }
 

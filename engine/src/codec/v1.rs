@@ -3,11 +3,14 @@
 //! through them forever.
 //!
 //! Version 2 added `HookReceived::response_preview` and `TurnFragment::{prompt_at,
-//! steering}`; everything else a version-1 event holds is today's type, unchanged.
+//! steering}`; everything else a version-1 event holds is today's type, unchanged, but for
+//! `PlannedMessage`, which version 3 changed: a version-1 plan is version 2's
+//! (`super::v2::PlannedMessage`).
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::{self, HookKind, PlannedMessage, WorkerReason};
+use super::v2::PlannedMessage;
+use crate::event::{self, HookKind, WorkerReason};
 use crate::turn::{self, DedupKey, FileIdentity};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,7 +175,9 @@ impl From<Event> for event::Event {
                 chunk: chunk.into(),
             },
             Event::RolloutMissing { path } => event::Event::RolloutMissing { path },
-            Event::MessagesPlanned { messages } => event::Event::MessagesPlanned { messages },
+            Event::MessagesPlanned { messages } => event::Event::MessagesPlanned {
+                messages: messages.into_iter().map(Into::into).collect(),
+            },
             Event::SendStarted {
                 send_id,
                 keys,
@@ -321,6 +326,8 @@ impl From<TurnFragment> for turn::TurnFragment {
             interrupted: f.interrupted,
             calls: f.calls,
             superseded: f.superseded,
+            prompt_ms: None,
+            answer_ms: None,
         }
     }
 }

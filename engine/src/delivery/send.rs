@@ -48,6 +48,7 @@ fn outgoing(state: &State, keys: &[DedupKey]) -> Vec<OutgoingMessage> {
             role: r.role,
             content: r.content.clone().unwrap_or_default(),
             turn_id: r.turn_id.clone(),
+            created_at_ms: r.created_at_ms,
         })
         .collect()
 }

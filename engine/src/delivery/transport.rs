@@ -13,6 +13,8 @@ pub struct OutgoingMessage {
     pub content: String,
     /// Turn id, when known.
     pub turn_id: Option<String>,
+    /// When it was written (ms since the epoch), when known.
+    pub created_at_ms: Option<u64>,
 }
 
 /// A message the server holds.

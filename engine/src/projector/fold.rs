@@ -285,7 +285,7 @@ impl State {
                     at_ms: at,
                 });
                 if !cleaned.is_empty() {
-                    self.book.observe_prompt(turn, &cleaned);
+                    self.book.observe_prompt_at(turn, &cleaned, Some(at));
                 }
             }
             HookKind::PreToolUse => {
@@ -307,8 +307,12 @@ impl State {
                     .as_deref()
                     .map(crate::text::clean_injected)
                     .filter(|s| !s.is_empty());
-                self.book
-                    .observe_stop_with_preview(turn, response.as_deref(), preview.as_deref());
+                self.book.observe_stop_with_preview(
+                    turn,
+                    response.as_deref(),
+                    preview.as_deref(),
+                    Some(at),
+                );
             }
             // Its worker closes the open turns and commits; nothing to fold here.
             HookKind::SessionEnd => {}
@@ -365,6 +369,7 @@ impl State {
                 content: oversized.is_none().then(|| m.content.clone()),
                 content_len: m.content.len() as u64,
                 interrupted: m.interrupted,
+                created_at_ms: m.created_at_ms,
                 failures: 0,
                 needs_single: false,
                 last_error: None,

@@ -55,6 +55,8 @@ pub struct MessageRecord {
     pub content_len: u64,
     /// The turn ended without a final answer.
     pub interrupted: bool,
+    /// When the message was written (ms since the epoch), sent as its `created_at`.
+    pub created_at_ms: Option<u64>,
     /// Sends of this message that failed.
     pub failures: u32,
     /// A batch containing it was refused for good: send it on its own to find

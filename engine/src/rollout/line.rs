@@ -42,6 +42,10 @@ pub struct LineFacts {
     pub prompt_at: Option<u64>,
     /// `request.messagesKind == "tail"`.
     pub tail: bool,
+    /// `startedAt`: when the call was made (ms since the epoch).
+    pub started_ms: Option<u64>,
+    /// `completedAt`: when the call's answer was complete (ms since the epoch).
+    pub completed_ms: Option<u64>,
 }
 
 impl LineFacts {
@@ -79,6 +83,10 @@ struct WireLine<'a> {
     request_id: Option<Cow<'a, str>>,
     #[serde(default)]
     attempt: Option<u32>,
+    #[serde(rename = "startedAt", borrow, default)]
+    started_at: Option<Cow<'a, str>>,
+    #[serde(rename = "completedAt", borrow, default)]
+    completed_at: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     model: Option<WireModel<'a>>,
     #[serde(borrow, default)]
@@ -246,6 +254,8 @@ pub fn parse_line(line: &[u8]) -> Result<Option<LineFacts>, LineError> {
         text,
         prompt_at,
         tail,
+        started_ms: wire.started_at.as_deref().and_then(crate::time::parse_ms),
+        completed_ms: wire.completed_at.as_deref().and_then(crate::time::parse_ms),
     }))
 }
 
@@ -272,12 +282,30 @@ mod tests {
             "response": {"finishReason": "stop", "text": "done", "usage": {}}
         }));
         let f = parse_line(&l).ok().flatten().unwrap_or_default();
+        assert_eq!(f.started_ms, None);
         assert_eq!(f.turn_id, "turn_1");
         assert_eq!(f.request_id.as_deref(), Some("r"));
         assert_eq!(f.attempt, 2);
         assert_eq!(f.prompt.as_deref(), Some("part one\npart two"));
         assert_eq!(f.text.as_deref(), Some("done"));
         assert!(f.tail && f.is_terminal());
+    }
+
+    #[test]
+    fn call_times_are_read() {
+        let l = line(serde_json::json!({
+            "type": "model_io", "turnId": "t", "startedAt": "2026-07-02T03:02:56.413Z",
+            "completedAt": "2026-07-02T03:02:58.000Z", "response": {"finishReason": "stop", "text": "a"}
+        }));
+        let f = parse_line(&l).ok().flatten().unwrap_or_default();
+        assert_eq!(f.started_ms, Some(1_782_961_376_413));
+        assert_eq!(f.completed_ms, Some(1_782_961_378_000));
+        let bad = line(serde_json::json!({"type": "model_io", "turnId": "t", "startedAt": "soon"}));
+        let f = parse_line(&bad).ok().flatten().unwrap_or_default();
+        assert_eq!(
+            f.started_ms, None,
+            "an unreadable time is no time, the line is still read"
+        );
     }
 
     #[test]

@@ -64,6 +64,7 @@ impl Acc {
             trace_id: facts.trace_id.clone(),
             prompt: facts.prompt.clone(),
             prompt_at: facts.prompt_at,
+            prompt_ms: facts.started_ms,
             ..TurnFragment::default()
         });
         let request_id = facts.request_id.clone();
@@ -88,19 +89,18 @@ impl Acc {
                 .as_deref()
                 .is_some_and(|t| !t.trim().is_empty())
         };
-        let final_text = self
+        let final_call = self
             .calls
             .iter()
             .rev()
             .filter(|c| c.facts.is_terminal())
-            .find(nonempty)
-            .and_then(|c| c.facts.text.clone());
-        let last_text = self
-            .calls
-            .iter()
-            .rev()
-            .find(nonempty)
-            .and_then(|c| c.facts.text.clone());
+            .find(nonempty);
+        let last_call = self.calls.iter().rev().find(nonempty);
+        let final_text = final_call.and_then(|c| c.facts.text.clone());
+        let last_text = last_call.and_then(|c| c.facts.text.clone());
+        let answer_ms = final_call
+            .or(last_call)
+            .and_then(|c| c.facts.completed_ms.or(c.facts.started_ms));
         TurnFragment {
             turn_id: self.words.turn_id,
             trace_id: self.words.trace_id,
@@ -116,6 +116,8 @@ impl Acc {
                 .is_some_and(|c| c.facts.finish_reason.is_none()),
             calls: u32::try_from(self.calls.len()).unwrap_or(u32::MAX),
             superseded,
+            prompt_ms: self.words.prompt_ms,
+            answer_ms,
         }
     }
 }

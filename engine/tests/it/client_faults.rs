@@ -76,6 +76,8 @@ fn one() -> Vec<OutMessage> {
         role: "user".into(),
         content: "hi".into(),
         turn_id: Some("t1".into()),
+        created_at: None,
+        message_kind: None,
     }]
 }
 
@@ -564,6 +566,7 @@ fn a_redirect_on_a_message_post_never_sets_the_message_aside() {
             content: format!("t1 {}", role.as_str()),
             raw_len: 5,
             interrupted: false,
+            created_at_ms: None,
         })
         .collect();
     store

@@ -11,19 +11,37 @@ use ov_engine::client::{
     Client, ClientConfig, ClientError, OutMessage, ProfileRequest, RecallRequest, ServerMessage,
 };
 
+/// The time every message of these tests was written, kept by the server as sent.
+const WRITTEN: &str = "2026-07-02T03:02:56.413Z";
+
+fn kind(role: &str) -> String {
+    if role == "user" {
+        "user_query"
+    } else {
+        "assistant_step"
+    }
+    .into()
+}
+
 fn msg(role: &str, content: &str, turn: &str) -> OutMessage {
     OutMessage {
         role: role.into(),
         content: content.into(),
         turn_id: Some(turn.into()),
+        created_at: Some(WRITTEN.into()),
+        message_kind: Some(kind(role)),
     }
 }
 
+/// What the server holds for `msg(role, content, turn)`: its time and kind as sent, live
+/// or archived.
 fn sm(role: &str, content: &str, turn: &str) -> ServerMessage {
     ServerMessage {
         role: role.into(),
         content: content.into(),
         turn_id: Some(turn.into()),
+        created_at: Some(WRITTEN.into()),
+        message_kind: Some(kind(role)),
     }
 }
 
@@ -203,6 +221,8 @@ fn messages_without_turn_id_and_a_full_batch() {
             role: if i % 2 == 0 { "user" } else { "assistant" }.into(),
             content: format!("m{i}"),
             turn_id: None,
+            created_at: None,
+            message_kind: None,
         })
         .collect();
     client

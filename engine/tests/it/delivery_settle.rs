@@ -67,6 +67,7 @@ fn a_young_in_doubt_send_is_reconciled_only_once_settled() {
                     content: "hi".into(),
                     raw_len: 2,
                     interrupted: false,
+                    created_at_ms: None,
                 }],
             },
             Durability::Buffered,

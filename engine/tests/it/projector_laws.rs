@@ -332,6 +332,7 @@ fn batch_outcome_table(
             content: format!("prompt {t}"),
             raw_len: 8,
             interrupted: false,
+            created_at_ms: None,
         })
         .collect();
     let keys: Vec<DedupKey> = msgs.iter().map(|m| m.key.clone()).collect();
@@ -384,6 +385,7 @@ fn planned(turn: &str, role: Role, content: &str) -> PlannedMessage {
         content: content.to_owned(),
         raw_len: content.len() as u64,
         interrupted: false,
+        created_at_ms: None,
     }
 }
 

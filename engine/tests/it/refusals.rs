@@ -14,6 +14,7 @@ fn planned(turn: &str, role: Role) -> PlannedMessage {
         content: format!("{turn} {}", role.as_str()),
         raw_len: 10,
         interrupted: false,
+        created_at_ms: None,
     }
 }
 

@@ -57,9 +57,20 @@ fn the_current_versions_have_a_released_golden_journal() {
     let snapshot = ov_engine::codec::SNAPSHOT_VERSION;
     if snapshot > 1 {
         let name = format!("{name}-snapshot-v{snapshot}");
+        let dir = released_dir().join(&name);
         assert!(
-            released_dir().join(&name).is_dir(),
+            dir.is_dir(),
             "no released golden journal {name}: add a compacted journal written by this build"
+        );
+        let reader = ov_journal::Reader::open(&dir, std::time::Duration::from_secs(5))
+            .expect("open the golden");
+        let written = reader
+            .latest_snapshot()
+            .and_then(|f| f.payload.first().copied());
+        assert_eq!(
+            written,
+            Some(snapshot),
+            "{name} holds a snapshot of this version"
         );
     }
 }

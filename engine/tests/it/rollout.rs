@@ -298,6 +298,51 @@ fn retry_replaces_the_earlier_attempt() -> R {
     Ok(())
 }
 
+/// A turn's times come from its lines: the prompt's from the `startedAt` of the line that
+/// carried it, the answer's from the `completedAt` of the call that wrote it, also when the
+/// turn's lines are read in two pieces; the planned messages carry them.
+#[test]
+fn the_transcript_times_of_a_turn_are_its_prompt_and_answer_times() -> R {
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("r.jsonl");
+    let first = r#"{"type":"model_io","turnId":"t","requestId":"r1","startedAt":"2026-07-02T03:02:56.413Z","completedAt":"2026-07-02T03:02:57.000Z","request":{"messages":[{"role":"user","content":"go"}]},"response":{"finishReason":"tool-calls","text":"looking"}}"#;
+    let second = r#"{"type":"model_io","turnId":"t","requestId":"r2","startedAt":"2026-07-02T03:03:10.000Z","completedAt":"2026-07-02T03:03:12.500Z","request":{"messages":[{"role":"user","content":"go"}]},"response":{"finishReason":"stop","text":"done"}}"#;
+    fs::write(&p, format!("{first}\n"))?;
+    let c1 = read_chunk(&p, None)?.ok_or("file")?;
+    append(&p, format!("{second}\n").as_bytes())?;
+    let c2 = read_chunk(&p, Some((c1.identity, c1.end)))?.ok_or("file")?;
+    let mut f = c1.fragments.first().ok_or("fragment")?.clone();
+    assert_eq!(f.prompt_ms, Some(1_782_961_376_413));
+    assert_eq!(
+        f.answer_ms,
+        Some(1_782_961_377_000),
+        "the narration's time so far"
+    );
+    f.merge(c2.fragments.first().ok_or("fragment")?);
+    assert_eq!(
+        f.prompt_ms,
+        Some(1_782_961_376_413),
+        "the first prompt's time stays"
+    );
+    assert_eq!(
+        f.answer_ms,
+        Some(1_782_961_392_500),
+        "the final answer's time"
+    );
+    let times: Vec<_> = first_capture(&p)?
+        .iter()
+        .map(|m| (m.role, m.created_at_ms))
+        .collect();
+    assert_eq!(
+        times,
+        [
+            (Role::User, Some(1_782_961_376_413)),
+            (Role::Assistant, Some(1_782_961_392_500))
+        ]
+    );
+    Ok(())
+}
+
 /// Reads `bytes` written to a file in pieces ending at `cuts`, feeding every chunk.
 fn book_by_pieces(
     path: &Path,

@@ -147,12 +147,14 @@ fn wild_event() -> impl Strategy<Value = Event> {
         ".{0,8}",
         (opt_string(), opt_string(), opt_string()),
         (any::<bool>(), any::<bool>(), any::<u32>(), any::<bool>()),
+        (any::<Option<u64>>(), any::<Option<u64>>()),
     )
         .prop_map(
             |(
                 turn_id,
                 (prompt, final_text, last_text),
                 (finished, interrupted, calls, superseded),
+                (prompt_ms, answer_ms),
             )| {
                 TurnFragment {
                     trace_id: final_text.clone(),
@@ -169,6 +171,8 @@ fn wild_event() -> impl Strategy<Value = Event> {
                     interrupted,
                     calls,
                     superseded,
+                    prompt_ms,
+                    answer_ms,
                 }
             },
         );
@@ -216,17 +220,21 @@ fn wild_event() -> impl Strategy<Value = Event> {
             ".{0,20}",
             any::<u64>(),
             any::<bool>(),
+            any::<Option<u64>>(),
         )
-            .prop_map(|(key, turn_id, role, content, raw_len, interrupted)| {
-                PlannedMessage {
-                    key,
-                    turn_id,
-                    role,
-                    content,
-                    raw_len,
-                    interrupted,
-                }
-            }),
+            .prop_map(
+                |(key, turn_id, role, content, raw_len, interrupted, created_at_ms)| {
+                    PlannedMessage {
+                        key,
+                        turn_id,
+                        role,
+                        content,
+                        raw_len,
+                        interrupted,
+                        created_at_ms,
+                    }
+                },
+            ),
         0..3,
     )
     .prop_map(|messages| Event::MessagesPlanned { messages });

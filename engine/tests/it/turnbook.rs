@@ -61,6 +61,48 @@ fn s(
     (key.to_owned(), role, content.to_owned(), interrupted)
 }
 
+fn times(b: &TurnBook) -> Vec<(&'static str, Option<u64>)> {
+    b.candidates()
+        .iter()
+        .map(|c| (c.role.as_str(), c.created_at_ms))
+        .collect()
+}
+
+/// Each message carries when it was written: the hook's time first (the first
+/// UserPromptSubmit, the first Stop), else the transcript's, else the other message's.
+#[test]
+fn message_times_follow_the_hooks_then_the_transcript() {
+    let timed = |prompt_ms, answer_ms| TurnFragment {
+        prompt_ms,
+        answer_ms,
+        ..frag("t1", Some("p1"), Some("a1"), None)
+    };
+    // Hooks and transcript: the hooks' times, the first of each.
+    let mut b = TurnBook::new();
+    b.observe_prompt_at(Some("t1"), "p1", Some(100));
+    b.observe_prompt_at(Some("t1"), "p1", Some(150));
+    b.observe_chunk(&chunk(0, 10, vec![timed(Some(110), Some(180))]));
+    b.observe_stop_with_preview(Some("t1"), Some("a1"), None, Some(200));
+    b.observe_stop_with_preview(Some("t1"), Some("a1"), None, Some(900));
+    assert_eq!(times(&b), [("user", Some(100)), ("assistant", Some(200))]);
+    // No hooks (a drain of the transcript alone): the transcript's times.
+    let mut b = TurnBook::new();
+    b.observe_chunk(&chunk(0, 10, vec![timed(Some(110), Some(180))]));
+    b.force_complete();
+    assert_eq!(times(&b), [("user", Some(110)), ("assistant", Some(180))]);
+    // A prompt hook and a forced end with no answer time: the answer takes the prompt's.
+    let mut b = TurnBook::new();
+    b.observe_prompt_at(Some("t1"), "p1", Some(100));
+    b.observe_chunk(&chunk(0, 10, vec![timed(None, None)]));
+    b.force_complete();
+    assert_eq!(times(&b), [("user", Some(100)), ("assistant", Some(100))]);
+    // Nothing known: no time (the server stamps the message when it arrives).
+    let mut b = TurnBook::new();
+    b.observe_prompt(Some("t1"), "p1");
+    b.observe_stop(Some("t1"), Some("a1"));
+    assert_eq!(times(&b), [("user", None), ("assistant", None)]);
+}
+
 #[test]
 fn hook_payloads_alone_make_a_turn() {
     let mut b = TurnBook::new();
@@ -424,7 +466,7 @@ fn a_preview_never_beats_the_rollouts_final_answer() {
     let mut b = TurnBook::new();
     b.observe_prompt(Some("t1"), "p1");
     // Stop with only a truncated preview, before the rollout has the final call.
-    b.observe_stop_with_preview(Some("t1"), None, Some("The long ans…"));
+    b.observe_stop_with_preview(Some("t1"), None, Some("The long ans…"), None);
     b.observe_chunk(&chunk(
         0,
         10,
@@ -451,7 +493,7 @@ fn a_preview_never_beats_the_rollouts_final_answer() {
     // The preview is the answer of last resort: only once the turn is over for good.
     let mut only_preview = TurnBook::new();
     only_preview.observe_prompt(Some("t1"), "p1");
-    only_preview.observe_stop_with_preview(Some("t1"), None, Some("The long ans…"));
+    only_preview.observe_stop_with_preview(Some("t1"), None, Some("The long ans…"), None);
     assert_eq!(only_preview.candidates().len(), 1, "waits for the rollout");
     only_preview.force_complete();
     assert_eq!(

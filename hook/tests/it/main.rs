@@ -32,6 +32,7 @@ mod npm_package;
 mod server_answers;
 mod spill;
 mod sweep;
+mod turn_times;
 mod zcode_formats;
 
 /// Every file in `tests/it` is a declared module, and nothing is left in `tests/` itself.

@@ -86,9 +86,9 @@ pub fn parse(path: &Path, text: &str, new_id: &str) -> anyhow::Result<Session> {
             tool_calls: Vec::new(),
         };
         match entry {
-            Some(Entry::Prompt { prompt_id, text })
-                if session.turns.last().map(|t| &t.turn_id) != Some(&prompt_id) =>
-            {
+            Some(Entry::Prompt {
+                prompt_id, text, ..
+            }) if session.turns.last().map(|t| &t.turn_id) != Some(&prompt_id) => {
                 let (final_text, done) = fragments.get(&prompt_id).cloned().unwrap_or_default();
                 session.turns.push(Turn {
                     index: session.turns.len(),

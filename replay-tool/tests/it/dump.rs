@@ -14,18 +14,18 @@ fn dump_clean() {
     0:235      2026-03-02T09:00:03.000Z   41001 hook               stop turn=turn_a1 response="Use `ls -la`." tools=0
     0:341      2026-03-02T09:00:03.050Z   41002 worker-started     reason=stop
     0:373      2026-03-02T09:00:03.070Z   41002 rollout-read       /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl bytes 0..2048 of 2048, turns [turn_a1]
-    0:546      2026-03-02T09:00:03.075Z   41002 planned            turn:turn_a1:user (20 B), turn:turn_a1:assistant (13 B)
-    0:678      2026-03-02T09:00:03.080Z   41002 send-started       send 0 batch [turn:turn_a1:user, turn:turn_a1:assistant]
-    0:753      2026-03-02T09:00:03.200Z   41002 send-acked         send 0
-    0:785      2026-03-02T09:00:03.210Z   41002 commit-started     commit 0 (server count before 0)
-    0:819      2026-03-02T09:00:03.410Z   41002 commit-acked       commit 0 task=task-0 archive=viking://session/zc-sess_clean/archive/0
-    0:901      2026-03-02T09:00:04.410Z   41001 hook               prompt-submit turn=turn_b2 prompt="And hidden ones?"
-    0:1009     2026-03-02T09:00:05.410Z   41001 hook               stop turn=turn_b2 response="`ls -a` shows dotfiles too." tools=0
-    0:1129     2026-03-02T09:00:05.460Z   41002 worker-started     reason=stop
-    0:1161     2026-03-02T09:00:05.480Z   41002 rollout-read       /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl bytes 2048..4100 of 4100, turns [turn_b2]
-    0:1360     2026-03-02T09:00:05.485Z   41002 planned            turn:turn_b2:user (16 B), turn:turn_b2:assistant (27 B)
-    0:1502     2026-03-02T09:00:05.490Z   41002 send-started       send 1 batch [turn:turn_b2:user, turn:turn_b2:assistant]
-    0:1577     2026-03-02T09:00:05.610Z   41002 send-acked         send 1
+    0:548      2026-03-02T09:00:03.075Z   41002 planned            turn:turn_a1:user (20 B), turn:turn_a1:assistant (13 B)
+    0:700      2026-03-02T09:00:03.080Z   41002 send-started       send 0 batch [turn:turn_a1:user, turn:turn_a1:assistant]
+    0:775      2026-03-02T09:00:03.200Z   41002 send-acked         send 0
+    0:807      2026-03-02T09:00:03.210Z   41002 commit-started     commit 0 (server count before 0)
+    0:841      2026-03-02T09:00:03.410Z   41002 commit-acked       commit 0 task=task-0 archive=viking://session/zc-sess_clean/archive/0
+    0:923      2026-03-02T09:00:04.410Z   41001 hook               prompt-submit turn=turn_b2 prompt="And hidden ones?"
+    0:1031     2026-03-02T09:00:05.410Z   41001 hook               stop turn=turn_b2 response="`ls -a` shows dotfiles too." tools=0
+    0:1151     2026-03-02T09:00:05.460Z   41002 worker-started     reason=stop
+    0:1183     2026-03-02T09:00:05.480Z   41002 rollout-read       /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl bytes 2048..4100 of 4100, turns [turn_b2]
+    0:1384     2026-03-02T09:00:05.485Z   41002 planned            turn:turn_b2:user (16 B), turn:turn_b2:assistant (27 B)
+    0:1546     2026-03-02T09:00:05.490Z   41002 send-started       send 1 batch [turn:turn_b2:user, turn:turn_b2:assistant]
+    0:1621     2026-03-02T09:00:05.610Z   41002 send-acked         send 1
     "#);
 }
 
@@ -38,11 +38,11 @@ fn dump_shows_undecodable_records() {
     0:231      2026-03-02T09:00:03.000Z   41001 hook               stop turn=turn_a1 response="4." tools=0
     0:328      2026-03-02T09:00:03.050Z   41002 worker-started     reason=stop
     0:360      2026-03-02T09:00:03.070Z   41002 rollout-read       /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl bytes 0..800 of 800, turns [turn_a1]
-    0:503      2026-03-02T09:00:03.075Z   41002 planned            turn:turn_a1:user (12 B), turn:turn_a1:assistant (2 B)
-    0:616      2026-03-02T09:00:03.080Z   41002 send-started       send 0 batch [turn:turn_a1:user, turn:turn_a1:assistant]
-    0:691      2026-03-02T09:00:03.230Z   41002 send-failed        send 0 status 0 retryable: "connection refused (127.0.0.1:1933)"
-    0:762      2026-03-02T09:00:03.231Z   41002 server-unreachable retry after 30s: "connection refused (127.0.0.1:1933)"
-    0:832      -                              - UNDECODABLE        record: unknown codec version 9 (this build reads up to 2)
+    0:505      2026-03-02T09:00:03.075Z   41002 planned            turn:turn_a1:user (12 B), turn:turn_a1:assistant (2 B)
+    0:638      2026-03-02T09:00:03.080Z   41002 send-started       send 0 batch [turn:turn_a1:user, turn:turn_a1:assistant]
+    0:713      2026-03-02T09:00:03.230Z   41002 send-failed        send 0 status 0 retryable: "connection refused (127.0.0.1:1933)"
+    0:784      2026-03-02T09:00:03.231Z   41002 server-unreachable retry after 30s: "connection refused (127.0.0.1:1933)"
+    0:854      -                              - UNDECODABLE        record: unknown codec version 9 (this build reads up to 3)
     "#);
 }
 
@@ -53,12 +53,12 @@ fn dump_filters_by_turn() {
     0:123      2026-03-02T09:00:02.000Z   41001 hook               prompt-submit turn=turn_a1 prompt="Explain flock."
     0:229      2026-03-02T09:00:03.000Z   41001 hook               stop turn=turn_a1 response="flock(2) takes an advisory lock." tools=0
     0:386      2026-03-02T09:00:03.070Z   41002 rollout-read       /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl bytes 0..1900 of 1900, turns [turn_a1]
-    0:591      2026-03-02T09:00:03.075Z   41002 planned            turn:turn_a1:user (14 B), turn:turn_a1:assistant (32 B)
-    0:736      2026-03-02T09:00:03.080Z   41002 send-started       send 0 batch [turn:turn_a1:user, turn:turn_a1:assistant]
-    0:811      2026-03-02T09:00:03.230Z   41002 send-failed        send 0 status 0 retryable request-sent: "connection reset by peer"
-    0:903      2026-03-02T09:00:03.580Z   41003 reconciled         sends [0] present [turn:turn_a1:user] absent [turn:turn_a1:assistant]
-    0:979      2026-03-02T09:00:03.585Z   41003 send-started       send 1 batch [turn:turn_a1:assistant]
-    0:1036     2026-03-02T09:00:03.705Z   41003 send-acked         send 1
+    0:593      2026-03-02T09:00:03.075Z   41002 planned            turn:turn_a1:user (14 B), turn:turn_a1:assistant (32 B)
+    0:758      2026-03-02T09:00:03.080Z   41002 send-started       send 0 batch [turn:turn_a1:user, turn:turn_a1:assistant]
+    0:833      2026-03-02T09:00:03.230Z   41002 send-failed        send 0 status 0 retryable request-sent: "connection reset by peer"
+    0:925      2026-03-02T09:00:03.580Z   41003 reconciled         sends [0] present [turn:turn_a1:user] absent [turn:turn_a1:assistant]
+    0:1001     2026-03-02T09:00:03.585Z   41003 send-started       send 1 batch [turn:turn_a1:assistant]
+    0:1058     2026-03-02T09:00:03.705Z   41003 send-acked         send 1
     "#);
 }
 
@@ -66,13 +66,13 @@ fn dump_filters_by_turn() {
 #[test]
 fn dump_filters_by_kind() {
     insta::assert_snapshot!(on_golden("set_aside", &["dump", "{j}", "--kind", "send-started", "--kind", "send-failed"]), @r#"
-    0:736      2026-03-02T09:00:03.080Z   41002 send-started       send 0 batch [turn:turn_a1:user, turn:turn_a1:assistant]
-    0:811      2026-03-02T09:00:03.230Z   41002 send-failed        send 0 status 400 permanent: "invalid message: content has a lone surrogate"
-    0:894      2026-03-02T09:00:03.235Z   41002 send-started       send 1 single [turn:turn_a1:user]
-    0:978      2026-03-02T09:00:03.360Z   41002 send-started       send 2 single [turn:turn_a1:assistant]
-    0:1035     2026-03-02T09:00:03.510Z   41002 send-failed        send 2 status 400 permanent: "invalid message: content has a lone surrogate"
-    0:1448     2026-03-02T09:00:05.570Z   41002 send-started       send 3 single [turn:turn_b2:user]
-    0:1500     2026-03-02T09:00:05.720Z   41002 send-failed        send 3 status 413 permanent: "message too large"
+    0:758      2026-03-02T09:00:03.080Z   41002 send-started       send 0 batch [turn:turn_a1:user, turn:turn_a1:assistant]
+    0:833      2026-03-02T09:00:03.230Z   41002 send-failed        send 0 status 400 permanent: "invalid message: content has a lone surrogate"
+    0:916      2026-03-02T09:00:03.235Z   41002 send-started       send 1 single [turn:turn_a1:user]
+    0:1000     2026-03-02T09:00:03.360Z   41002 send-started       send 2 single [turn:turn_a1:assistant]
+    0:1057     2026-03-02T09:00:03.510Z   41002 send-failed        send 2 status 400 permanent: "invalid message: content has a lone surrogate"
+    0:1480     2026-03-02T09:00:05.570Z   41002 send-started       send 3 single [turn:turn_b2:user]
+    0:1532     2026-03-02T09:00:05.720Z   41002 send-failed        send 3 status 413 permanent: "message too large"
     "#);
 }
 
@@ -80,8 +80,8 @@ fn dump_filters_by_kind() {
 #[test]
 fn dump_filters_combine() {
     insta::assert_snapshot!(on_golden("clean", &["dump", "{j}", "--turn", "turn_b2", "--kind", "hook"]), @r#"
-    0:901      2026-03-02T09:00:04.410Z   41001 hook               prompt-submit turn=turn_b2 prompt="And hidden ones?"
-    0:1009     2026-03-02T09:00:05.410Z   41001 hook               stop turn=turn_b2 response="`ls -a` shows dotfiles too." tools=0
+    0:923      2026-03-02T09:00:04.410Z   41001 hook               prompt-submit turn=turn_b2 prompt="And hidden ones?"
+    0:1031     2026-03-02T09:00:05.410Z   41001 hook               stop turn=turn_b2 response="`ls -a` shows dotfiles too." tools=0
     "#);
 }
 

@@ -28,6 +28,27 @@ fn golden_journals_match_their_generator() {
 
 /// The journals version 1 of the event codec wrote (`testdata/journals/v1/`, kept forever)
 /// still decode, record by record, to the events their scenarios journal today.
+/// `env` as version 1 could write it: without the times version 3 added.
+fn untimed(env: &ov_engine::event::Envelope) -> ov_engine::event::Envelope {
+    use ov_engine::event::Event;
+    let mut env = env.clone();
+    match &mut env.event {
+        Event::MessagesPlanned { messages } => {
+            for m in messages {
+                m.created_at_ms = None;
+            }
+        }
+        Event::RolloutRead { chunk, .. } => {
+            for f in &mut chunk.fragments {
+                f.prompt_ms = None;
+                f.answer_ms = None;
+            }
+        }
+        _ => {}
+    }
+    env
+}
+
 #[test]
 fn version_1_journals_decode_to_todays_events() {
     for s in scenarios::scenarios() {
@@ -50,7 +71,7 @@ fn version_1_journals_decode_to_todays_events() {
                     );
                     let decoded = ov_engine::codec::decode_event(bytes)
                         .unwrap_or_else(|e| panic!("{}: {e}", s.name));
-                    assert_eq!(&decoded, env.as_ref(), "{}", s.name);
+                    assert_eq!(decoded, untimed(env), "{}", s.name);
                 }
                 scenarios::Record::Raw(raw) => assert_eq!(bytes, raw, "{}", s.name),
             }

@@ -35,7 +35,7 @@ fn sessions_table() {
     sess_aside                                   2026-03-02T09:00:05.720Z     2     1       0     2        0       0          1       0  -
     sess_clean                                   2026-03-02T09:00:05.610Z     2     4       0     0        0       0          0       0  -
     sess_open                                    2026-03-02T09:00:05.220Z     2     2       0     0        0       1          0       0  -
-    sess_offline                                 2026-03-02T09:00:03.231Z     1     0       2     0        0       0          0       0  undecodable record at 0:832: unknown codec version 9 (this build reads up to 2)
+    sess_offline                                 2026-03-02T09:00:03.231Z     1     0       2     0        0       0          0       0  undecodable record at 0:854: unknown codec version 9 (this build reads up to 3)
     5 session(s)
     "#);
 }

@@ -112,7 +112,7 @@ fn state_unreachable() {
     back-off     until 2026-03-02T09:00:33.231Z (connection refused (127.0.0.1:1933))
     liveness     1 turn(s) seen, 0 without Stop
     workers      1 started (0 drain(s))
-    skipped      0:832: unknown codec version 9 (this build reads up to 2)
+    skipped      0:854: unknown codec version 9 (this build reads up to 3)
     messages, in plan order:
       0    turn:turn_a1:user                            pending
       1    turn:turn_a1:assistant                       pending

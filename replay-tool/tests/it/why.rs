@@ -12,11 +12,11 @@ fn why_committed() {
     2026-03-02T09:00:02.000Z  0:123    UserPromptSubmit hook received (pid 41001): prompt "How do I list files?"
     2026-03-02T09:00:03.000Z  0:235    Stop hook received (pid 41001): answer "Use `ls -la`."
     2026-03-02T09:00:03.070Z  0:373    read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 0..2048: 1 model call(s), the prompt, a final answer
-    2026-03-02T09:00:03.075Z  0:546    planned as 2 message(s): user (turn:turn_a1:user, 20 B), assistant (turn:turn_a1:assistant, 13 B)
-    2026-03-02T09:00:03.080Z  0:678    sent user (turn:turn_a1:user) and assistant (turn:turn_a1:assistant) in send 0 (a batch of 2, pid 41002)
-    2026-03-02T09:00:03.200Z  0:753    send 0 acknowledged by the server
-    2026-03-02T09:00:03.210Z  0:785    commit 0 started, covering this turn's acknowledged messages
-    2026-03-02T09:00:03.410Z  0:819    commit 0 acknowledged: the turn is committed
+    2026-03-02T09:00:03.075Z  0:548    planned as 2 message(s): user (turn:turn_a1:user, 20 B), assistant (turn:turn_a1:assistant, 13 B)
+    2026-03-02T09:00:03.080Z  0:700    sent user (turn:turn_a1:user) and assistant (turn:turn_a1:assistant) in send 0 (a batch of 2, pid 41002)
+    2026-03-02T09:00:03.200Z  0:775    send 0 acknowledged by the server
+    2026-03-02T09:00:03.210Z  0:807    commit 0 started, covering this turn's acknowledged messages
+    2026-03-02T09:00:03.410Z  0:841    commit 0 acknowledged: the turn is committed
     verdict: on the server (acknowledged at 2026-03-02T09:00:03.200Z, committed by commit 0)
     "#);
 }
@@ -26,12 +26,12 @@ fn why_committed() {
 fn why_acknowledged_not_committed() {
     insta::assert_snapshot!(on_golden("clean", &["why", "{j}", "turn_b2"]), @r#"
     turn turn_b2 of session sess_clean
-    2026-03-02T09:00:04.410Z  0:901    UserPromptSubmit hook received (pid 41001): prompt "And hidden ones?"
-    2026-03-02T09:00:05.410Z  0:1009   Stop hook received (pid 41001): answer "`ls -a` shows dotfiles too."
-    2026-03-02T09:00:05.480Z  0:1161   read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 2048..4100: 1 model call(s), the prompt, a final answer
-    2026-03-02T09:00:05.485Z  0:1360   planned as 2 message(s): user (turn:turn_b2:user, 16 B), assistant (turn:turn_b2:assistant, 27 B)
-    2026-03-02T09:00:05.490Z  0:1502   sent user (turn:turn_b2:user) and assistant (turn:turn_b2:assistant) in send 1 (a batch of 2, pid 41002)
-    2026-03-02T09:00:05.610Z  0:1577   send 1 acknowledged by the server
+    2026-03-02T09:00:04.410Z  0:923    UserPromptSubmit hook received (pid 41001): prompt "And hidden ones?"
+    2026-03-02T09:00:05.410Z  0:1031   Stop hook received (pid 41001): answer "`ls -a` shows dotfiles too."
+    2026-03-02T09:00:05.480Z  0:1183   read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 2048..4100: 1 model call(s), the prompt, a final answer
+    2026-03-02T09:00:05.485Z  0:1384   planned as 2 message(s): user (turn:turn_b2:user, 16 B), assistant (turn:turn_b2:assistant, 27 B)
+    2026-03-02T09:00:05.490Z  0:1546   sent user (turn:turn_b2:user) and assistant (turn:turn_b2:assistant) in send 1 (a batch of 2, pid 41002)
+    2026-03-02T09:00:05.610Z  0:1621   send 1 acknowledged by the server
     verdict: on the server (acknowledged at 2026-03-02T09:00:05.610Z, not committed yet)
     "#);
 }
@@ -44,12 +44,12 @@ fn why_reconciled() {
     2026-03-02T09:00:02.000Z  0:123    UserPromptSubmit hook received (pid 41001): prompt "Explain flock."
     2026-03-02T09:00:03.000Z  0:229    Stop hook received (pid 41001): answer "flock(2) takes an advisory lock."
     2026-03-02T09:00:03.070Z  0:386    read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 0..1900: 1 model call(s), the prompt, a final answer
-    2026-03-02T09:00:03.075Z  0:591    planned as 2 message(s): user (turn:turn_a1:user, 14 B), assistant (turn:turn_a1:assistant, 32 B)
-    2026-03-02T09:00:03.080Z  0:736    sent user (turn:turn_a1:user) and assistant (turn:turn_a1:assistant) in send 0 (a batch of 2, pid 41002)
-    2026-03-02T09:00:03.230Z  0:811    send 0 failed with a network error: "connection reset by peer"; the request had left, so the send is in doubt until reconciled with the server
-    2026-03-02T09:00:03.580Z  0:903    in-doubt send(s) [0] reconciled with the server: the server already holds user (turn:turn_a1:user) (counted as acknowledged, not resent); the server does not hold assistant (turn:turn_a1:assistant) (back to the outbox)
-    2026-03-02T09:00:03.585Z  0:979    sent assistant (turn:turn_a1:assistant) in send 1 (a batch of 1, pid 41003)
-    2026-03-02T09:00:03.705Z  0:1036   send 1 acknowledged by the server
+    2026-03-02T09:00:03.075Z  0:593    planned as 2 message(s): user (turn:turn_a1:user, 14 B), assistant (turn:turn_a1:assistant, 32 B)
+    2026-03-02T09:00:03.080Z  0:758    sent user (turn:turn_a1:user) and assistant (turn:turn_a1:assistant) in send 0 (a batch of 2, pid 41002)
+    2026-03-02T09:00:03.230Z  0:833    send 0 failed with a network error: "connection reset by peer"; the request had left, so the send is in doubt until reconciled with the server
+    2026-03-02T09:00:03.580Z  0:925    in-doubt send(s) [0] reconciled with the server: the server already holds user (turn:turn_a1:user) (counted as acknowledged, not resent); the server does not hold assistant (turn:turn_a1:assistant) (back to the outbox)
+    2026-03-02T09:00:03.585Z  0:1001   sent assistant (turn:turn_a1:assistant) in send 1 (a batch of 1, pid 41003)
+    2026-03-02T09:00:03.705Z  0:1058   send 1 acknowledged by the server
     verdict: on the server (acknowledged at 2026-03-02T09:00:03.705Z, not committed yet)
     "#);
 }
@@ -59,11 +59,11 @@ fn why_reconciled() {
 fn why_in_doubt() {
     insta::assert_snapshot!(on_golden("in_doubt", &["why", "{j}", "turn_b2"]), @r#"
     turn turn_b2 of session sess_doubt
-    2026-03-02T09:00:04.705Z  0:1068   UserPromptSubmit hook received (pid 41001): prompt "And fcntl locks?"
-    2026-03-02T09:00:05.705Z  0:1176   Stop hook received (pid 41001): answer "fcntl locks are per process."
-    2026-03-02T09:00:05.775Z  0:1329   read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 1900..3700: 1 model call(s), the prompt, a final answer
-    2026-03-02T09:00:05.780Z  0:1530   planned as 2 message(s): user (turn:turn_b2:user, 16 B), assistant (turn:turn_b2:assistant, 28 B)
-    2026-03-02T09:00:05.785Z  0:1673   sent user (turn:turn_b2:user) and assistant (turn:turn_b2:assistant) in send 2 (a batch of 2, pid 41002)
+    2026-03-02T09:00:04.705Z  0:1090   UserPromptSubmit hook received (pid 41001): prompt "And fcntl locks?"
+    2026-03-02T09:00:05.705Z  0:1198   Stop hook received (pid 41001): answer "fcntl locks are per process."
+    2026-03-02T09:00:05.775Z  0:1351   read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 1900..3700: 1 model call(s), the prompt, a final answer
+    2026-03-02T09:00:05.780Z  0:1554   planned as 2 message(s): user (turn:turn_b2:user, 16 B), assistant (turn:turn_b2:assistant, 28 B)
+    2026-03-02T09:00:05.785Z  0:1717   sent user (turn:turn_b2:user) and assistant (turn:turn_b2:assistant) in send 2 (a batch of 2, pid 41002)
     verdict: not known to be on the server: send 2 started 2026-03-02T09:00:05.785Z by pid 41002 has no recorded outcome (in doubt); the next worker checks the server before any resend
     "#);
 }
@@ -76,13 +76,13 @@ fn why_partly_set_aside() {
     2026-03-02T09:00:02.000Z  0:123    UserPromptSubmit hook received (pid 41001): prompt "Summarise the log."
     2026-03-02T09:00:03.000Z  0:233    Stop hook received (pid 41001): answer "The log shows three restarts."
     2026-03-02T09:00:03.070Z  0:387    read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 0..1500: 1 model call(s), the prompt, a final answer
-    2026-03-02T09:00:03.075Z  0:590    planned as 2 message(s): user (turn:turn_a1:user, 18 B), assistant (turn:turn_a1:assistant, 29 B)
-    2026-03-02T09:00:03.080Z  0:736    sent user (turn:turn_a1:user) and assistant (turn:turn_a1:assistant) in send 0 (a batch of 2, pid 41002)
-    2026-03-02T09:00:03.230Z  0:811    send 0 failed with HTTP 400: "invalid message: content has a lone surrogate"; refused for good; the batch will be split and each message sent on its own
-    2026-03-02T09:00:03.235Z  0:894    sent user (turn:turn_a1:user) in send 1 (one request per message, pid 41002)
-    2026-03-02T09:00:03.355Z  0:946    send 1 acknowledged by the server
-    2026-03-02T09:00:03.360Z  0:978    sent assistant (turn:turn_a1:assistant) in send 2 (one request per message, pid 41002)
-    2026-03-02T09:00:03.510Z  0:1035   send 2 failed with HTTP 400: "invalid message: content has a lone surrogate"; refused for good: turn:turn_a1:assistant set aside
+    2026-03-02T09:00:03.075Z  0:592    planned as 2 message(s): user (turn:turn_a1:user, 18 B), assistant (turn:turn_a1:assistant, 29 B)
+    2026-03-02T09:00:03.080Z  0:758    sent user (turn:turn_a1:user) and assistant (turn:turn_a1:assistant) in send 0 (a batch of 2, pid 41002)
+    2026-03-02T09:00:03.230Z  0:833    send 0 failed with HTTP 400: "invalid message: content has a lone surrogate"; refused for good; the batch will be split and each message sent on its own
+    2026-03-02T09:00:03.235Z  0:916    sent user (turn:turn_a1:user) in send 1 (one request per message, pid 41002)
+    2026-03-02T09:00:03.355Z  0:968    send 1 acknowledged by the server
+    2026-03-02T09:00:03.360Z  0:1000   sent assistant (turn:turn_a1:assistant) in send 2 (one request per message, pid 41002)
+    2026-03-02T09:00:03.510Z  0:1057   send 2 failed with HTTP 400: "invalid message: content has a lone surrogate"; refused for good: turn:turn_a1:assistant set aside
     verdict: partly on the server (1 message(s) acknowledged); the rest set aside — the server refused it for good (turn:turn_a1:assistant: 400: invalid message: content has a lone surrogate)
     "#);
 }
@@ -92,11 +92,11 @@ fn why_partly_set_aside() {
 fn why_set_aside() {
     insta::assert_snapshot!(on_golden("set_aside", &["why", "{j}", "turn_b2"]), @r#"
     turn turn_b2 of session sess_aside
-    2026-03-02T09:00:04.510Z  0:1118   UserPromptSubmit hook received (pid 41001): prompt "Paste the whole log here."
-    2026-03-02T09:00:05.510Z  0:1235   Stop hook received (pid 41001): answer ""
-    2026-03-02T09:00:05.565Z  0:1360   planned as 1 message(s): user (turn:turn_b2:user, 25 B); no assistant message (no answer known)
-    2026-03-02T09:00:05.570Z  0:1448   sent user (turn:turn_b2:user) in send 3 (one request per message, pid 41002)
-    2026-03-02T09:00:05.720Z  0:1500   send 3 failed with HTTP 413: "message too large"; refused for good: turn:turn_b2:user set aside
+    2026-03-02T09:00:04.510Z  0:1140   UserPromptSubmit hook received (pid 41001): prompt "Paste the whole log here."
+    2026-03-02T09:00:05.510Z  0:1257   Stop hook received (pid 41001): answer ""
+    2026-03-02T09:00:05.565Z  0:1382   planned as 1 message(s): user (turn:turn_b2:user, 25 B); no assistant message (no answer known)
+    2026-03-02T09:00:05.570Z  0:1480   sent user (turn:turn_b2:user) in send 3 (one request per message, pid 41002)
+    2026-03-02T09:00:05.720Z  0:1532   send 3 failed with HTTP 413: "message too large"; refused for good: turn:turn_b2:user set aside
     verdict: not on the server: set aside — the server refused it for good (turn:turn_b2:user: 413: message too large)
     "#);
 }
@@ -109,10 +109,10 @@ fn why_server_unreachable() {
     2026-03-02T09:00:02.000Z  0:125    UserPromptSubmit hook received (pid 41001): prompt "What is 2+2?"
     2026-03-02T09:00:03.000Z  0:231    Stop hook received (pid 41001): answer "4."
     2026-03-02T09:00:03.070Z  0:360    read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 0..800: 1 model call(s), the prompt, a final answer
-    2026-03-02T09:00:03.075Z  0:503    planned as 2 message(s): user (turn:turn_a1:user, 12 B), assistant (turn:turn_a1:assistant, 2 B)
-    2026-03-02T09:00:03.080Z  0:616    sent user (turn:turn_a1:user) and assistant (turn:turn_a1:assistant) in send 0 (a batch of 2, pid 41002)
-    2026-03-02T09:00:03.230Z  0:691    send 0 failed with a network error: "connection refused (127.0.0.1:1933)"; the server could not be reached; the messages wait in the outbox for the back-off
-    2026-03-02T09:00:03.231Z  0:762    the server could not be reached ("connection refused (127.0.0.1:1933)"); network work paused for 30s
+    2026-03-02T09:00:03.075Z  0:505    planned as 2 message(s): user (turn:turn_a1:user, 12 B), assistant (turn:turn_a1:assistant, 2 B)
+    2026-03-02T09:00:03.080Z  0:638    sent user (turn:turn_a1:user) and assistant (turn:turn_a1:assistant) in send 0 (a batch of 2, pid 41002)
+    2026-03-02T09:00:03.230Z  0:713    send 0 failed with a network error: "connection refused (127.0.0.1:1933)"; the server could not be reached; the messages wait in the outbox for the back-off
+    2026-03-02T09:00:03.231Z  0:784    the server could not be reached ("connection refused (127.0.0.1:1933)"); network work paused for 30s
     verdict: not on the server: waiting to be sent (server unreachable since 2026-03-02T09:00:03.231Z: connection refused (127.0.0.1:1933); next try after 2026-03-02T09:00:33.231Z)
     "#);
 }
@@ -122,9 +122,9 @@ fn why_server_unreachable() {
 fn why_turn_still_open() {
     insta::assert_snapshot!(on_golden("no_stop", &["why", "{j}", "turn_b2"]), @r#"
     turn turn_b2 of session sess_open
-    2026-03-02T09:00:04.200Z  0:774    UserPromptSubmit hook received (pid 41001): prompt "Now run the tests."
-    2026-03-02T09:00:05.200Z  0:883    PreToolUse hook received (pid 41001): tool Bash
-    2026-03-02T09:00:05.220Z  0:978    read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 1000..1700: 1 model call(s), the prompt, no final answer yet
+    2026-03-02T09:00:04.200Z  0:796    UserPromptSubmit hook received (pid 41001): prompt "Now run the tests."
+    2026-03-02T09:00:05.200Z  0:905    PreToolUse hook received (pid 41001): tool Bash
+    2026-03-02T09:00:05.220Z  0:1000   read from the rollout /home/dev/.zcode/cli/rollout/model-io-sess_golden.jsonl, bytes 1000..1700: 1 model call(s), the prompt, no final answer yet
     verdict: not captured: no Stop and no later turn yet (turn still open)
     "#);
 }
@@ -188,6 +188,7 @@ fn why_never_sent_points_at_the_missing_server() {
                     content: "hello".into(),
                     raw_len: 5,
                     interrupted: false,
+                    created_at_ms: None,
                 }],
             },
             ov_journal::Durability::Buffered,
@@ -231,6 +232,7 @@ fn planned_turn(turn: &str) -> ov_engine::event::Event {
                 content: format!("{turn} {}", role.as_str()),
                 raw_len: 10,
                 interrupted: false,
+                created_at_ms: None,
             })
             .collect(),
     }

@@ -17,6 +17,8 @@ pub enum Entry {
         prompt_id: String,
         /// The prompt.
         text: String,
+        /// The entry's `timestamp` (ms since the epoch), when readable.
+        at_ms: Option<u64>,
     },
     /// Another main-chain user entry of a turn (tool results): the turn goes on.
     TurnContinues {
@@ -48,6 +50,8 @@ pub struct AssistantLine {
     pub tool_use: bool,
     /// `isApiErrorMessage`: a failed model call, written as a synthetic message.
     pub api_error: bool,
+    /// The line's `timestamp` (ms since the epoch), when readable.
+    pub at_ms: Option<u64>,
 }
 
 /// Why a complete line could not be used.
@@ -80,6 +84,8 @@ struct WireEntry<'a> {
     api_block_index: Option<u32>,
     #[serde(rename = "promptSource", borrow, default)]
     prompt_source: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     origin: Option<WireOrigin<'a>>,
     #[serde(borrow, default)]
@@ -179,7 +185,11 @@ fn user_entry(wire: &WireEntry<'_>) -> Result<Entry, EntryError> {
         return Ok(not_words);
     }
     match text::user_words(&raw_text) {
-        Some(text) => Ok(Entry::Prompt { prompt_id, text }),
+        Some(text) => Ok(Entry::Prompt {
+            prompt_id,
+            text,
+            at_ms: wire.timestamp.as_deref().and_then(crate::time::parse_ms),
+        }),
         None => Ok(not_words),
     }
 }
@@ -195,6 +205,7 @@ fn assistant_entry(wire: &WireEntry<'_>) -> Result<Entry, EntryError> {
         message_id,
         block_index: wire.api_block_index,
         api_error: wire.is_api_error == Some(true),
+        at_ms: wire.timestamp.as_deref().and_then(crate::time::parse_ms),
         tool_use: message
             .and_then(|m| m.stop_reason.as_deref())
             .is_some_and(|r| r == "tool_use"),
@@ -242,6 +253,7 @@ mod tests {
         let want = Entry::Prompt {
             prompt_id: "p1".into(),
             text: "hello".into(),
+            at_ms: None,
         };
         for line in [
             &br#"{"type": "user", "promptId": "p1", "message": {"role": "user", "content": "hello"}}"#[..],
@@ -267,14 +279,15 @@ mod tests {
     #[test]
     fn prompt_tool_result_and_not_words() {
         let p = parse_entry(
-            br#"{"type":"user","promptId":"p1","isSidechain":false,"message":{"role":"user","content":"hello <system-reminder>x</system-reminder>"}}"#,
+            br#"{"type":"user","promptId":"p1","isSidechain":false,"timestamp":"2026-07-02T03:02:56.413Z","message":{"role":"user","content":"hello <system-reminder>x</system-reminder>"}}"#,
         )
         .expect("ok");
         assert_eq!(
             p,
             Entry::Prompt {
                 prompt_id: "p1".into(),
-                text: "hello".into()
+                text: "hello".into(),
+                at_ms: Some(1_782_961_376_413),
             }
         );
         let t = parse_entry(
@@ -326,6 +339,7 @@ mod tests {
                 texts: vec!["two".into()],
                 tool_use: false,
                 api_error: false,
+                at_ms: None,
             })
         );
         let Entry::Assistant(tu) = parse_entry(

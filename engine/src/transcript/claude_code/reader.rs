@@ -16,6 +16,8 @@ struct Message {
     texts: Vec<(u64, String)>,
     tool_use: bool,
     api_error: bool,
+    /// Time of its latest line.
+    at_ms: Option<u64>,
 }
 
 impl Message {
@@ -25,12 +27,14 @@ impl Message {
             texts: Vec::new(),
             tool_use: false,
             api_error: false,
+            at_ms: None,
         }
     }
 
     fn add(&mut self, line: AssistantLine) {
         self.tool_use |= line.tool_use;
         self.api_error |= line.api_error;
+        self.at_ms = line.at_ms.or(self.at_ms);
         let base = line
             .block_index
             .map_or(u64::from(u32::MAX) + self.texts.len() as u64, u64::from);
@@ -57,6 +61,8 @@ impl Message {
 struct Acc {
     turn_id: String,
     prompt: Option<String>,
+    prompt_ms: Option<u64>,
+    answer_ms: Option<u64>,
     current: Option<Message>,
     final_text: Option<String>,
     last_text: Option<String>,
@@ -69,6 +75,8 @@ impl Acc {
         Acc {
             turn_id,
             prompt: None,
+            prompt_ms: None,
+            answer_ms: None,
             current: None,
             final_text: None,
             last_text: None,
@@ -101,7 +109,9 @@ impl Acc {
             return;
         }
         let terminal = !msg.tool_use;
+        let at_ms = msg.at_ms;
         if let Some(text) = msg.text() {
+            self.answer_ms = at_ms.or(self.answer_ms);
             if terminal {
                 self.final_text = Some(text.clone());
             }
@@ -121,6 +131,8 @@ impl Acc {
             interrupted: self.last_failed,
             calls: self.calls,
             superseded,
+            prompt_ms: self.prompt_ms,
+            answer_ms: self.answer_ms,
             ..TurnFragment::default()
         }
     }
@@ -222,11 +234,18 @@ pub fn read_chunk(
             }
         };
         match entry {
-            Entry::Prompt { prompt_id, text } => {
+            Entry::Prompt {
+                prompt_id,
+                text,
+                at_ms,
+            } => {
                 not_user.remove(&prompt_id);
                 let i = turn_of(&mut accs, prompt_id);
                 if let Some(acc) = accs.get_mut(i) {
-                    acc.prompt.get_or_insert(text);
+                    if acc.prompt.is_none() {
+                        acc.prompt = Some(text);
+                        acc.prompt_ms = at_ms;
+                    }
                 }
                 current = Current::Acc(i);
             }

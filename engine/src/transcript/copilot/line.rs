@@ -15,6 +15,8 @@ pub enum Entry {
         message_id: String,
         /// `data.content`.
         text: String,
+        /// The event's `timestamp` (ms since the epoch), when readable.
+        at_ms: Option<u64>,
     },
     /// An `assistant.message` of the main agent.
     Assistant(AssistantLine),
@@ -36,6 +38,8 @@ pub struct AssistantLine {
     pub text: String,
     /// `data.toolRequests` is not empty: the model called tools, the turn goes on.
     pub tool_requests: bool,
+    /// The event's `timestamp` (ms since the epoch), when readable.
+    pub at_ms: Option<u64>,
 }
 
 /// Why a complete line could not be used.
@@ -61,6 +65,8 @@ struct WireEvent<'a> {
     kind: Cow<'a, str>,
     #[serde(borrow, default)]
     data: Option<&'a RawValue>,
+    #[serde(default)]
+    timestamp: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -118,6 +124,7 @@ pub fn parse_entry(line: &[u8]) -> Result<Entry, EntryError> {
     let Some(data) = event.data else {
         return Ok(Entry::Skip);
     };
+    let at_ms = event.timestamp.as_ref().and_then(crate::time::json_ms);
     match event.kind.as_ref() {
         USER => {
             let u: WireUser = serde_json::from_str(data.get())?;
@@ -126,7 +133,11 @@ pub fn parse_entry(line: &[u8]) -> Result<Entry, EntryError> {
                 field: "messageId",
             })?;
             match u.content {
-                Some(text) if !text.trim().is_empty() => Ok(Entry::Prompt { message_id, text }),
+                Some(text) if !text.trim().is_empty() => Ok(Entry::Prompt {
+                    message_id,
+                    text,
+                    at_ms,
+                }),
                 _ => Ok(Entry::Skip),
             }
         }
@@ -139,6 +150,7 @@ pub fn parse_entry(line: &[u8]) -> Result<Entry, EntryError> {
                 origin: a.origin,
                 text: a.content.unwrap_or_default(),
                 tool_requests: a.tool_requests.is_some_and(|t| !t.is_empty()),
+                at_ms,
             }))
         }
         ERROR => {
@@ -163,12 +175,13 @@ mod tests {
 
     #[test]
     fn user_message_is_a_prompt_with_its_id() {
-        let line = br#"{"type":"user.message","data":{"content":"yes","transformedContent":"<current_datetime>x</current_datetime>\n\nyes","messageId":"m1","turnId":"0"},"id":"e1"}"#;
+        let line = br#"{"type":"user.message","data":{"content":"yes","transformedContent":"<current_datetime>x</current_datetime>\n\nyes","messageId":"m1","turnId":"0"},"id":"e1","timestamp":"2026-07-02T03:02:56.413Z"}"#;
         assert_eq!(
             parse_entry(line).ok(),
             Some(Entry::Prompt {
                 message_id: "m1".into(),
-                text: "yes".into()
+                text: "yes".into(),
+                at_ms: Some(1_782_961_376_413),
             })
         );
     }
@@ -187,7 +200,8 @@ mod tests {
             Some(Entry::Assistant(AssistantLine {
                 origin: Some("m1".into()),
                 text: "Let me read that file.".into(),
-                tool_requests: true
+                tool_requests: true,
+                at_ms: None,
             }))
         );
     }

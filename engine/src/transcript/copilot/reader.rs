@@ -13,6 +13,8 @@ use super::line::{parse_entry, AssistantLine, Entry};
 struct Acc {
     turn_id: String,
     prompt: Option<String>,
+    prompt_ms: Option<u64>,
+    answer_ms: Option<u64>,
     final_text: Option<String>,
     last_text: Option<String>,
     failed: bool,
@@ -24,6 +26,8 @@ impl Acc {
         Acc {
             turn_id,
             prompt: None,
+            prompt_ms: None,
+            answer_ms: None,
             final_text: None,
             last_text: None,
             failed: false,
@@ -38,6 +42,7 @@ impl Acc {
         if text.is_empty() {
             return;
         }
+        self.answer_ms = line.at_ms.or(self.answer_ms);
         if !line.tool_requests {
             self.final_text = Some(text.to_owned());
         }
@@ -55,6 +60,8 @@ impl Acc {
             interrupted: self.failed,
             calls: self.calls,
             superseded,
+            prompt_ms: self.prompt_ms,
+            answer_ms: self.answer_ms,
             ..TurnFragment::default()
         }
     }
@@ -105,10 +112,17 @@ pub fn read_chunk(
             }
         };
         match entry {
-            Entry::Prompt { message_id, text } => {
+            Entry::Prompt {
+                message_id,
+                text,
+                at_ms,
+            } => {
                 let i = turn_of(&mut accs, message_id);
                 if let Some(acc) = accs.get_mut(i) {
-                    acc.prompt.get_or_insert(text);
+                    if acc.prompt.is_none() {
+                        acc.prompt = Some(text);
+                        acc.prompt_ms = at_ms;
+                    }
                 }
                 latest_prompt = Some(i);
                 last = Some(i);

@@ -371,6 +371,7 @@ pub fn events(ops: &[(Op, u64)]) -> Vec<Envelope> {
                         content: text_of(*text),
                         raw_len: 9,
                         interrupted: false,
+                        created_at_ms: None,
                     }],
                 });
             }
