@@ -287,6 +287,10 @@ pub struct OutputCap {
 }
 
 /// Where [`Invocation::open_journaling`] put its event.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one value per hook invocation, moved once: boxing the store buys nothing"
+)]
 pub enum Journaled {
     /// In the journal, whose store is open.
     Store(SessionStore),
