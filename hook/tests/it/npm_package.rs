@@ -3,10 +3,12 @@
 //! no cargo. One target gives one package (`ovhook`, binaries in `native/`); `DIST_NPM_SPLIT=1`
 //! gives the esbuild layout (`ovhook` + `@ovhook/<platform>-<arch>`). `npm exec` of the tarball
 //! runs `ovhook install`, and the hooks it writes name the stable home, which outlives npm's
-//! cache. Skipped, with a message, when npm is absent.
+//! cache. The launcher passes exit codes and signals through. Skipped, with a message, when npm
+//! is absent.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -78,6 +80,27 @@ fn ok(what: &str, out: &Output) -> String {
     );
     assert!(out.status.success(), "{what} failed: {text}");
     text
+}
+
+/// The native binary the launcher `pid` started (its child process running `ovhook`).
+fn native_child(pid: u32) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        let found = children
+            .split_whitespace()
+            .filter_map(|c| c.parse::<u32>().ok())
+            .find(|c| {
+                std::fs::read_link(format!("/proc/{c}/exe"))
+                    .is_ok_and(|e| e.file_name().is_some_and(|n| n == "ovhook"))
+            });
+        if let Some(c) = found {
+            return c;
+        }
+        assert!(Instant::now() < deadline, "the launcher started no ovhook");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// `scripts/dist.sh --bin-dir <built> --out <out>` (with `DIST_NPM_SPLIT` when `split`): the
@@ -174,6 +197,35 @@ fn npm_install_g_and_npm_exec_give_working_commands_without_cargo() {
     // The launcher passes the exit code through (2: usage).
     let bad = run("ovhook", &["install", "--no-such-flag"]);
     assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+
+    // A signal sent to the launcher reaches the binary: `ovhook mcp` stopped with SIGTERM ends
+    // as the binary ends, and leaves no process behind (without forwarding, the launcher died
+    // and the binary ran on).
+    let mut mcp = clean("ovhook", &path, &home, &cache)
+        .arg("mcp")
+        .current_dir(t.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ovhook mcp");
+    let launcher = mcp.id();
+    let native = native_child(launcher);
+    // SAFETY: kill(2) on a child we spawned and have not waited for.
+    let sent = unsafe { libc::kill(i32::try_from(launcher).expect("pid"), libc::SIGTERM) };
+    assert_eq!(sent, 0);
+    let status = mcp.wait().expect("wait");
+    // 143 once `ovhook mcp` took over its signals; killed by SIGTERM, re-raised by the launcher,
+    // when the signal came before (the binary's own end, either way).
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        status.code() == Some(143) || status.signal() == Some(libc::SIGTERM),
+        "{status:?}"
+    );
+    assert!(
+        !Path::new(&format!("/proc/{native}")).exists(),
+        "the native ovhook {native} ended with its launcher"
+    );
 
     // npx-style one-shot use: the hooks name the stable home, not npm's cache.
     let work = t.path().join("work");

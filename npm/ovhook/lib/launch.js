@@ -1,5 +1,6 @@
-// Runs one of ovhook's native binaries with this process's arguments, stdio inherited, and
-// ends as it ended: the same exit code, or the same signal re-raised.
+// Runs one of ovhook's native binaries with this process's arguments, stdio inherited, SIGINT,
+// SIGTERM and SIGHUP passed on, and ends as it ended: the same exit code, or the same signal
+// re-raised.
 //
 // The binary comes from the platform package for this machine (@ovhook/<platform>-<arch>, or
 // the -musl one), installed as an optional dependency or next to this package (npm install -g
@@ -8,7 +9,7 @@
 // ~/.openviking/ovhook/bin/ and every hook names that copy.
 "use strict";
 
-const { spawnSync } = require("child_process");
+const { spawn } = require("child_process");
 const fs = require("fs");
 const path = require("path");
 
@@ -34,13 +35,23 @@ module.exports = function launch(name) {
     );
     process.exit(1);
   }
-  const run = spawnSync(bin, process.argv.slice(2), { stdio: "inherit" });
-  if (run.error) {
-    process.stderr.write(`ovhook: could not run ${bin}: ${run.error.message}\n`);
+  // A signal sent to the launcher reaches the binary (an MCP client stopping `ovhook mcp`);
+  // listening before the binary starts leaves no moment in which the launcher dies alone.
+  let child = null;
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(sig, () => (child === null ? process.exit(1) : child.kill(sig)));
+  }
+  child = spawn(bin, process.argv.slice(2), { stdio: "inherit" });
+  child.on("error", (err) => {
+    process.stderr.write(`ovhook: could not run ${bin}: ${err.message}\n`);
     process.exit(1);
-  }
-  if (run.signal) {
-    process.kill(process.pid, run.signal);
-  }
-  process.exit(run.status === null ? 1 : run.status);
+  });
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+      return;
+    }
+    process.exit(code === null ? 1 : code);
+  });
 };

@@ -118,8 +118,9 @@ impl InstallTarget for ClaudeCodeTarget {
             .map(|p| p.id)
     }
 
-    /// The plugin ships its own copy of the binary (Claude Code copies plugins into its cache),
-    /// so nothing is relinked: updating the plugin upgrades it.
+    /// Nothing is relinked: the plugin runs the stable home's binary (which install just placed)
+    /// or, as bundles before the stable home shipped it, its own copy in Claude Code's cache
+    /// (updating the plugin upgrades that one).
     fn reconcile_plugins(
         &self,
         home: &Path,
