@@ -10,7 +10,8 @@
 # (a fresh HOME and session id per row, so rows never collide), then reads the server back. A row
 # passes when: simulate exits 0; delivered = expected; duplicates = 0; lost = 0; no unexpected
 # turns and no content mismatches; every hook exited 0 with valid output within the timeoutMs
-# `ovhook install` gives its event; no planted secret is found under the state folder.
+# `ovhook install` gives its event; no planted secret is found under the state folder; damage a
+# fault did to the journal is reported (a read finds it, or the engine recorded it).
 # A `test:` row runs one cargo test that checks the same promises where a single played session
 # cannot (two sessions whose ids sanitise alike).
 #
@@ -57,6 +58,8 @@ ROWS=(
   "stdin-never-closes|basic|stdin-open@1"
   "fifo-at-rollout|basic|fifo-rollout@1"
   "answer-over-32mib|basic|huge-answer@1"
+  "text-carries-forged-frame|tools|forge-frame@1"
+  "text-carries-forged-header|tools|forge-header@1"
   "server-html-200|basic|server-html@1-1"
   "server-redirect-307|basic|server-redirect@1-1"
   "payload-without-turn-id|basic|no-turn-id@1"
@@ -98,7 +101,7 @@ bad = []
 if rc != 0: bad.append("simulate exit %d" % rc)
 if r["delivered"] != r["expected"]: bad.append("delivered %d of %d" % (r["delivered"], r["expected"]))
 for k in ("duplicates", "lost", "unexpected_turns", "content_mismatches", "hook_failures",
-          "hook_violations", "hook_over_budget", "secrets_leaked"):
+          "hook_violations", "hook_over_budget", "secrets_leaked", "damage_unreported"):
     if r.get(k, 0): bad.append("%s %d" % (k, r[k]))
 longest = ", ".join("%s %d ms" % (e, ms) for e, ms in sorted(r.get("hook_longest_ms", {}).items()))
 line = "expected %d delivered %d dup %d lost %d; longest hook: %s" % (

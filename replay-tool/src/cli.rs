@@ -180,7 +180,8 @@ pub struct SimulateArgs {
     /// `partial-line@N`, `server-slow@A-B`, `server-html@A-B`, `server-redirect@A-B`,
     /// `truncate@N`, `no-turn-id@N`, `stdin-open@N`, `lock-held@N`, `flip-first@N`,
     /// `flip-mid@N`, `compact@N`, `flip-snapshot@N`, `compact-race@N`, `fifo-rollout@N`,
-    /// `huge-answer@N`, `repo:KIND@0` (config-stdout, config-tty, raise-limits,
+    /// `huge-answer@N`, `forge-frame@N`, `forge-header@N`, `repo:KIND@0` (config-stdout,
+    /// config-tty, raise-limits,
     /// git-config-huge, git-origin-token), `url-userinfo@0`.
     #[arg(long, value_name = "SPEC")]
     pub faults: Option<String>,

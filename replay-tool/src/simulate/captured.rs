@@ -54,6 +54,27 @@ fn pending_turn_ids(state: &State) -> Vec<String> {
     turns.into_iter().collect()
 }
 
+/// How the damage in `session`'s journal shows after a run: damaged ranges a read finds now,
+/// and ranges the engine recorded (`JournalDamaged`, which outlives a compaction that removes
+/// the damaged segment).
+pub fn journal_damage(state_dir: &Path, session: &str) -> (usize, usize) {
+    let dir = ov_engine::paths::journal_dir(state_dir, session);
+    if !ov_journal::is_journal(&dir) {
+        return (0, 0);
+    }
+    let Ok(reader) = crate::view::open_reader(&dir) else {
+        return (0, 0);
+    };
+    let ranges = reader.damage().len();
+    let recorded = ov_engine::store::fold_reader(&reader)
+        .state
+        .problems
+        .iter()
+        .filter(|p| p.starts_with("journal: "))
+        .count();
+    (ranges, recorded)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@
 //!        | "truncate@" N | "no-turn-id@" N | "stdin-open@" N | "lock-held@" N
 //!        | "flip-first@" N | "flip-mid@" N | "compact@" N | "flip-snapshot@" N
 //!        | "compact-race@" N | "fifo-rollout@" N | "huge-answer@" N
+//!        | "forge-frame@" N | "forge-header@" N
 //!        | "repo:" REPO "@0" | "url-userinfo@0"
 //! REPO  := config-stdout | config-tty | raise-limits | git-config-huge | git-origin-token
 //! POINT := after-stop-journaled | after-rollout-read | after-plan | after-request-sent
@@ -80,6 +81,13 @@ pub enum Fault {
     FifoRollout(usize),
     /// Turn N's answer is replaced by one over 32 MiB (set aside, not expected on the server).
     HugeAnswer(usize),
+    /// Turn N's Stop payload preview (journaled verbatim, never sent) carries a whole frame with
+    /// plain CRC-32 checksums planning a forged assistant message; after the turn (workers
+    /// idle) one bit of the header of the frame holding it is flipped.
+    ForgeFrame(usize),
+    /// As [`Fault::ForgeFrame`], with a forged frame header alone whose length runs far past
+    /// the end of the journal.
+    ForgeHeader(usize),
     /// The working directory is a hostile repository (see [`Repo`]).
     Repo(Repo),
     /// The server URL carries the API key in its userinfo (`http://KEY@host`).
@@ -149,6 +157,8 @@ impl fmt::Display for Fault {
             Fault::CompactRace(n) => write!(f, "compact-race@{n}"),
             Fault::FifoRollout(n) => write!(f, "fifo-rollout@{n}"),
             Fault::HugeAnswer(n) => write!(f, "huge-answer@{n}"),
+            Fault::ForgeFrame(n) => write!(f, "forge-frame@{n}"),
+            Fault::ForgeHeader(n) => write!(f, "forge-header@{n}"),
             Fault::Repo(r) => write!(f, "repo:{}@0", r.name()),
             Fault::UrlUserinfo => write!(f, "url-userinfo@0"),
         }
@@ -301,6 +311,8 @@ impl Faults {
                 | Fault::CompactRace(n)
                 | Fault::FifoRollout(n)
                 | Fault::HugeAnswer(n)
+                | Fault::ForgeFrame(n)
+                | Fault::ForgeHeader(n)
                 | Fault::Kill { turn: n, .. } => *n,
                 Fault::ServerDown(_, b)
                 | Fault::ServerSlow(_, b)
@@ -332,7 +344,7 @@ const GRAMMAR: &str = "expected one of drop-stop@N, dup-stop@N, late-stop@N, rac
 rotate@N, partial-line@N, kill:POINT@N, server-down@A-B, server-slow@A-B, server-html@A-B, \
 server-redirect@A-B, truncate@N, no-turn-id@N, stdin-open@N, lock-held@N, flip-first@N, \
 flip-mid@N, compact@N, flip-snapshot@N, compact-race@N, fifo-rollout@N, huge-answer@N, \
-repo:KIND@0, url-userinfo@0";
+forge-frame@N, forge-header@N, repo:KIND@0, url-userinfo@0";
 
 fn parse_one(item: &str) -> Result<Fault, String> {
     let Some((name, at)) = item.rsplit_once('@') else {
@@ -387,6 +399,8 @@ fn parse_one(item: &str) -> Result<Fault, String> {
         "compact-race" => Fault::CompactRace(turn(at, item)?),
         "fifo-rollout" => Fault::FifoRollout(turn(at, item)?),
         "huge-answer" => Fault::HugeAnswer(turn(at, item)?),
+        "forge-frame" => Fault::ForgeFrame(turn(at, item)?),
+        "forge-header" => Fault::ForgeHeader(turn(at, item)?),
         "url-userinfo" => {
             turn(at, item)?;
             Fault::UrlUserinfo
@@ -465,6 +479,8 @@ mod tests {
             ("compact-race@1", Fault::CompactRace(1)),
             ("fifo-rollout@1", Fault::FifoRollout(1)),
             ("huge-answer@1", Fault::HugeAnswer(1)),
+            ("forge-frame@1", Fault::ForgeFrame(1)),
+            ("forge-header@2", Fault::ForgeHeader(2)),
             ("repo:config-stdout@0", Fault::Repo(Repo::ConfigStdout)),
             ("repo:git-origin-token@0", Fault::Repo(Repo::GitOriginToken)),
             ("url-userinfo@0", Fault::UrlUserinfo),

@@ -1,6 +1,7 @@
 //! Faults done to the session's journal between or during turns: flipped bytes (in the first
 //! frame, the middle of the active segment, a snapshot), compaction, a compaction racing the
-//! hooks, and the journal lock held by another process.
+//! hooks, the journal lock held by another process, and text that carries a forged frame (or
+//! a forged frame header) followed by a flipped bit in the header of the frame that holds it.
 //!
 //! Offsets follow `journal/FORMAT.md`: a segment's first frame starts at byte 32 and has a
 //! 16-byte header; a compacted journal's newest segment starts with its snapshot frame.
@@ -106,4 +107,180 @@ pub fn hold_lock(dir: &Path, hold: Duration) -> anyhow::Result<JoinHandle<()>> {
     rx.recv_timeout(Duration::from_secs(15))
         .context("could not take the journal lock")?;
     Ok(handle)
+}
+
+/// Marks the text a forging fault plants, so the frame that holds it can be found.
+const FORGE_MARK: &str = "ovsim-forged-";
+
+/// The assistant message a forged frame would plan (it must never reach the server).
+pub const FORGED_ANSWER: &str = "ovsim-forged-answer";
+
+/// Plain CRC-32 (IEEE) of `parts`, xor `mask`: a frame checksum as text that cannot read a
+/// segment's salt computes it (what journal format version 1 stored).
+fn plain_crc(parts: &[&[u8]], mask: u32) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    for p in parts {
+        h.update(p);
+    }
+    h.finalize() ^ mask
+}
+
+/// A frame header: `len`, kind 1 (record), flags `BEGIN|END`, with plain CRC-32 checksums over
+/// `payload` (FORMAT.md, frame layout; the masks are the format's).
+fn plain_header(len: u32, payload: &[u8]) -> [u8; 16] {
+    let mut head = [0u8; 16];
+    head[..4].copy_from_slice(&len.to_le_bytes());
+    head[4] = 1;
+    head[5] = 3;
+    let (fields, _) = head.split_at(8);
+    let head_crc = plain_crc(&[fields], 0x484A_564F);
+    let crc = plain_crc(&[fields, payload], 0x464A_564F);
+    head[8..12].copy_from_slice(&head_crc.to_le_bytes());
+    head[12..16].copy_from_slice(&crc.to_le_bytes());
+    head
+}
+
+/// Text (bytes below 0x80, so valid UTF-8 and valid JSON once escaped) holding a whole journal
+/// frame with plain CRC-32 checksums whose payload is an encoded `MessagesPlanned` of an
+/// assistant message [`FORGED_ANSWER`]: read as a frame, it would be sent to the server.
+pub fn forged_frame_text() -> anyhow::Result<String> {
+    use ov_engine::event::{Envelope, Event, PlannedMessage};
+    use ov_engine::turn::{DedupKey, Role};
+    // Every number below 128 and every string shorter than 128 bytes encodes to bytes below
+    // 0x80 (bincode varints), so the payload is text; so is its length, kept under 128.
+    let payload_of = |pad: usize, at_ms: u64, pid: u32| -> anyhow::Result<Vec<u8>> {
+        let content = format!("{FORGED_ANSWER}{}", "-".repeat(pad));
+        let env = Envelope {
+            at_ms,
+            pid,
+            event: Event::MessagesPlanned {
+                messages: vec![PlannedMessage {
+                    key: DedupKey::for_turn("f", Role::Assistant),
+                    turn_id: Some("f".into()),
+                    role: Role::Assistant,
+                    raw_len: content.len() as u64,
+                    content,
+                    interrupted: false,
+                    created_at_ms: None,
+                }],
+            },
+        };
+        let mut payload = Vec::new();
+        ov_engine::codec::encode_event(&env, &mut payload)?;
+        Ok(payload)
+    };
+    // The header crc depends on the length only: pick a length whose header is text, pad the
+    // answer to it, then try times and pids (which keep the length) for the frame crc.
+    let base = payload_of(0, 1, 1)?.len();
+    for len in base..128 {
+        let head_is_text = plain_header(u32::try_from(len)?, &[])
+            .get(..12)
+            .is_some_and(<[u8]>::is_ascii);
+        if !head_is_text {
+            continue;
+        }
+        for (at_ms, pid) in (1..128u64).flat_map(|t| (1..128u32).map(move |p| (t, p))) {
+            let payload = payload_of(len - base, at_ms, pid)?;
+            let mut frame = plain_header(u32::try_from(payload.len())?, &payload).to_vec();
+            frame.extend_from_slice(&payload);
+            if frame.is_ascii() {
+                return Ok(format!("{FORGE_MARK}frame[{}]", String::from_utf8(frame)?));
+            }
+        }
+    }
+    anyhow::bail!("no forged frame of ASCII bytes found")
+}
+
+/// Text (bytes below 0x80) holding a forged frame header with plain CRC-32 checksums whose
+/// length, about 16 MiB, runs past the end of any journal of a simulated session.
+pub fn forged_header_text() -> anyhow::Result<String> {
+    for low in 0..0x7f_u32 {
+        for mid in 0..0x7f_u32 {
+            let head = plain_header(0x0100_0000 | (mid << 8) | low, &[]);
+            if head.is_ascii() {
+                return Ok(format!(
+                    "{FORGE_MARK}header[{}]",
+                    String::from_utf8(head.to_vec())?
+                ));
+            }
+        }
+    }
+    anyhow::bail!("no forged header of ASCII bytes found")
+}
+
+/// Flips one bit of the length in the header of the first frame whose payload holds forged
+/// text (the frame a scan then resynchronises through).
+pub fn flip_forged_holder(dir: &Path) -> anyhow::Result<()> {
+    let reader = ov_journal::Reader::open(dir, Duration::from_secs(10))
+        .with_context(|| format!("could not read {}", dir.display()))?;
+    let mark = FORGE_MARK.as_bytes();
+    let at = reader
+        .frames()
+        .filter_map(Result::ok)
+        .find(|f| f.payload.windows(mark.len()).any(|w| w == mark))
+        .map(|f| f.position)
+        .context("no frame holds the forged text")?;
+    drop(reader);
+    let seg = ov_journal::segment_path(dir, at.segment);
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&seg)
+        .with_context(|| format!("could not open {}", seg.display()))?;
+    let mut b = [0u8; 1];
+    f.read_exact_at(&mut b, at.offset)?;
+    b[0] ^= 0x01;
+    f.write_all_at(&b, at.offset)?;
+    f.sync_all()?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
+mod tests {
+    use super::*;
+
+    /// The bytes after `<mark>` in `text`.
+    fn after<'a>(text: &'a str, mark: &str) -> &'a [u8] {
+        let at = text.find(mark).expect("the mark") + mark.len();
+        &text.as_bytes()[at..]
+    }
+
+    /// The forged frame is text (bytes below 0x80) and a whole frame with plain CRC-32
+    /// checksums whose payload decodes to the planned forged answer: what a version 1 reader
+    /// would have taken for a frame.
+    #[test]
+    fn the_forged_frame_is_text_and_a_frame() {
+        let text = forged_frame_text().unwrap();
+        assert!(text.is_ascii());
+        let b = after(&text, "frame[");
+        let len = u32::from_le_bytes(b[..4].try_into().unwrap()) as usize;
+        let payload = &b[16..16 + len];
+        assert_eq!(plain_header(len as u32, payload)[..], b[..16]);
+        let env = ov_engine::codec::decode_event(payload).unwrap();
+        match env.event {
+            ov_engine::event::Event::MessagesPlanned { messages } => {
+                assert!(messages[0].content.starts_with(FORGED_ANSWER));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The forged header is text, verifies with plain CRC-32 and claims about 16 MiB.
+    #[test]
+    fn the_forged_header_is_text_and_a_header() {
+        let text = forged_header_text().unwrap();
+        assert!(text.is_ascii());
+        let b = after(&text, "header[");
+        let len = u32::from_le_bytes(b[..4].try_into().unwrap());
+        assert!(len >= 0x0100_0000);
+        assert_eq!(
+            u32::from_le_bytes(b[8..12].try_into().unwrap()),
+            plain_crc(&[&b[..8]], 0x484A_564F)
+        );
+    }
 }

@@ -64,6 +64,13 @@ struct Report {
     hook_longest_ms: BTreeMap<String, u64>,
     /// Files under the state folder (journals, log) holding a secret a fault planted.
     secrets_leaked: usize,
+    /// Damaged ranges a read of the session's journal finds after the run.
+    journal_damage: usize,
+    /// Damaged ranges the engine recorded in the journal (`JournalDamaged`).
+    journal_damage_recorded: usize,
+    /// 1 when a fault damaged the journal (`forge-frame`, `forge-header`) and neither a read
+    /// nor the engine shows any damage: damage went unreported.
+    damage_unreported: usize,
     content_mismatches: usize,
     unexpected_turns: usize,
     incomplete_turns: usize,
@@ -218,6 +225,15 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
 
     let expected = expected_turns(&session);
     let leaked = repo::files_containing(&[&state, &logs], faults::PLANTED_SECRET);
+    let (journal_damage, journal_damage_recorded) = captured::journal_damage(&state, &session_id);
+    let damaging = faults.0.iter().any(|f| {
+        matches!(
+            f,
+            faults::Fault::ForgeFrame(_) | faults::Fault::ForgeHeader(_)
+        )
+    });
+    let damage_unreported =
+        usize::from(damaging && journal_damage == 0 && journal_damage_recorded == 0);
     let server_session = format!("{}{session_id}", session.harness.remote_prefix());
     let counts = match &access {
         Some(access) => {
@@ -277,6 +293,9 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         hook_over_budget: stats.over_budget,
         hook_longest_ms: stats.longest_ms.clone(),
         secrets_leaked: leaked.len(),
+        journal_damage,
+        journal_damage_recorded,
+        damage_unreported,
         content_mismatches: counts.content_mismatches,
         unexpected_turns: counts.unexpected_turns,
         incomplete_turns: session.turns.len() - session.complete_turns(),
@@ -337,6 +356,11 @@ fn print_report(report: &Report, json: bool) -> anyhow::Result<()> {
             report.content_mismatches,
             report.unexpected_turns,
             report.incomplete_turns
+        )?;
+        writeln!(
+            out,
+            "journal damage {} (recorded {}), damage unreported {}",
+            report.journal_damage, report.journal_damage_recorded, report.damage_unreported
         )?;
         write!(out, "{}", explain::render(&report.why))?;
         if let Some(k) = &report.kept {

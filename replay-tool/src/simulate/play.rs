@@ -326,7 +326,13 @@ impl Player {
                 }
                 let transcript = write_transcript(&self.s.scratch, self.seq, &text)?;
                 let path = transcript.display().to_string();
-                let preview: String = text.chars().take(200).collect();
+                let mut preview: String = text.chars().take(200).collect();
+                if self.s.faults.has(&Fault::ForgeFrame(turn.index)) {
+                    preview.push_str(&journal_faults::forged_frame_text()?);
+                }
+                if self.s.faults.has(&Fault::ForgeHeader(turn.index)) {
+                    preview.push_str(&journal_faults::forged_header_text()?);
+                }
                 let p = self.payload(
                     "Stop",
                     turn,
@@ -379,6 +385,8 @@ impl Player {
             (Fault::FlipMid(n), journal_faults::flip_mid),
             (Fault::Compact(n), journal_faults::compact),
             (Fault::FlipSnapshot(n), journal_faults::flip_snapshot),
+            (Fault::ForgeFrame(n), journal_faults::flip_forged_holder),
+            (Fault::ForgeHeader(n), journal_faults::flip_forged_holder),
         ]
         .into_iter()
         .filter(|(f, _)| self.s.faults.has(f))
