@@ -11,7 +11,7 @@
 //! | piece | file | what it guarantees |
 //! |---|---|---|
 //! | format | `format.rs`, `FORMAT.md` | little-endian, self-validating frames, zero fill never parses, length capped before use |
-//! | recovery | `recovery.rs` | torn tail cut back to the last whole unit; damage kept in place and read around (resynchronisation) |
+//! | recovery | `recovery.rs`, `active.rs` | only a proven torn tail cut back to the last whole unit; damage kept in place and read around (resynchronisation) |
 //! | journal | `journal.rs` | appends under an exclusive `flock` with a bounded wait; batches whole or not at all |
 //! | writer | `writer.rs` | buffered bulk appends under one lock hold |
 //! | reader | `reader.rs`, `map.rs` | mmap views that never see a half-written tail |
@@ -37,6 +37,7 @@
 //! ```
 #![deny(missing_docs, clippy::unwrap_used, clippy::indexing_slicing)]
 
+mod active;
 mod error;
 mod format;
 mod journal;
