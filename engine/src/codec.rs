@@ -26,7 +26,7 @@
 //! | 1 | first version |
 //! | 2 | `State::acks_unverified` appended (a version-1 body plus one 0 byte) |
 //! | 3 | the turn book's records and rollout fragments gained the fields of event version 2; versions 1 and 2 are refused ([`CodecError::OldSnapshot`]) |
-//! | 4 | the fields of event version 3 in the turn book's fragments, `TurnRecord::{prompt_hook_ms, stop_hook_ms}`, `MessageRecord::created_at_ms`; version 3 is decoded through its frozen types and converted (no times), versions 1 and 2 are refused |
+//! | 4 | the fields of event version 3 in the turn book's fragments, `TurnRecord::{prompt_hook_ms, stop_hook_ms}`, `MessageRecord::created_at_ms`; consent: `TurnRecord::{hook_seen, refused}`, the book's refused turn ids, `State::forgotten_at_ms`; version 3 is decoded through its frozen types and converted (no times; a hook saw a turn when the version-3 record or the liveness says so), versions 1 and 2 are refused |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!

@@ -347,6 +347,22 @@ pub enum Event {
         /// How many events it held.
         events: u32,
     },
+    /// A hook did not capture its turn (capture paused, off, or bypassed): that turn is never
+    /// sent, whatever arrives later ([`crate::turnbook::TurnBook::observe_refused`]).
+    CaptureRefused {
+        /// The hook's turn id (else its `traceId`); `None` when the payload named none.
+        turn_id: Option<String>,
+        /// Why (`paused (project)`, `capture off`, …).
+        reason: String,
+    },
+    /// The user forgot a turn or the whole session (`ovhook forget`): nothing of it is sent
+    /// from now on, and what was planned and not yet acknowledged is set aside.
+    Forgotten {
+        /// The turn; `None` for the whole session.
+        turn_id: Option<String>,
+        /// What was removed from the server, in the user's words (for `why`).
+        note: String,
+    },
 }
 
 impl Event {
@@ -376,6 +392,8 @@ impl Event {
             Event::JournalDamaged { .. } => "journal-damaged",
             Event::AllReconciled { .. } => "all-reconciled",
             Event::SpillIngested { .. } => "spill-ingested",
+            Event::CaptureRefused { .. } => "capture-refused",
+            Event::Forgotten { .. } => "forgotten",
         }
     }
 
@@ -390,7 +408,9 @@ impl Event {
                 .iter()
                 .filter_map(|m| m.turn_id.as_deref())
                 .collect(),
-            Event::RecallServed { turn_id, .. } => turn_id.as_deref().into_iter().collect(),
+            Event::RecallServed { turn_id, .. }
+            | Event::CaptureRefused { turn_id, .. }
+            | Event::Forgotten { turn_id, .. } => turn_id.as_deref().into_iter().collect(),
             _ => Vec::new(),
         }
     }

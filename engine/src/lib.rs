@@ -27,6 +27,7 @@ pub mod failpoint;
 pub mod failure;
 pub mod ids;
 pub mod paths;
+pub mod pause;
 pub mod plan;
 pub mod projector;
 pub mod regular_file;

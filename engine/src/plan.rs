@@ -1,5 +1,9 @@
 //! Planning: which candidates of the turn book become messages to send, and what is sent.
 //!
+//! Only turns the user consented to are planned ([`plan`]; the rule is
+//! [`crate::turnbook::TurnBook::consent`]); [`first_capture`] shows what a transcript holds,
+//! consent aside.
+//!
 //! One rule for every planner ([`plan`] in the worker, [`first_capture`] for `ovreplay plan`,
 //! the projector's book pruning): a candidate is sent as its text with `<private>` spans
 //! removed, cut to `capture.max_length` chars; a candidate left empty by removing `<private>`
@@ -66,10 +70,15 @@ pub fn nothing_to_send(content: &str) -> bool {
     strip_private(content).is_empty()
 }
 
-/// The messages to plan now: candidates of complete turns not planned before.
+/// The messages to plan now: candidates of complete turns not planned before, of the turns the
+/// user consented to ([`crate::turnbook::TurnBook::consent`]: a hook of ours saw the turn and
+/// none refused it), in a session the user has not forgotten.
 pub fn plan(state: &State, settings: &DeliverySettings) -> Vec<PlannedMessage> {
     let mut out: Vec<PlannedMessage> = Vec::new();
-    for c in state.book.candidates_by(settings.answer_precedence) {
+    if state.forgotten_at_ms.is_some() {
+        return out;
+    }
+    for c in state.book.sendable_by(settings.answer_precedence) {
         if state.messages.contains_key(&c.key) || out.iter().any(|m| m.key == c.key) {
             continue;
         }

@@ -54,6 +54,24 @@
 //! identity ([`TurnBook::observe_planned`] keeps whatever identity was planned). An id-less Stop ends
 //! the latest turn that has not stopped.
 //!
+//! # Consent
+//!
+//! A turn is sent only when one of its own hooks saw it and none refused it
+//! ([`TurnBook::consent`], the one rule; [`TurnBook::sendable_by`] is what the planner plans):
+//!
+//! | consent | when |
+//! |---|---|
+//! | [`Consent::NoHook`] | no UserPromptSubmit, PreToolUse or Stop of the turn was received: the transcript alone shows it (ovhook was disabled, uninstalled, or not yet installed) |
+//! | [`Consent::Refused`] | a hook of the turn did not capture ([`TurnBook::observe_refused`]: capture paused, off or bypassed), or the user forgot it; sticky by turn id, so a later hook of the same turn never lifts it |
+//! | [`Consent::Given`] | otherwise |
+//!
+//! A hook of the turn is matched the way hooks join turns: by turn id, rollout id or `traceId`,
+//! an id-less Stop by the latest turn not stopped, an id-less prompt by its words, and an id-less
+//! prompt without words (Copilot journals none: the transcript has the prompt) as an unnamed
+//! turn that the first named hook of an unknown turn names ([`TurnBook::observe_stop`]) and that
+//! otherwise the first rollout turn the book does not know joins, in order.
+//! [`TurnBook::candidates`] stays the view of what the turns hold, consent aside (`ovreplay plan`).
+//!
 //! Bounded memory: the caller keeps the set of planned keys forever and calls
 //! [`TurnBook::retain_unplanned`]; settled turns whose messages are all planned are
 //! dropped, but for the latest [`KEPT_UNSEEN_TURNS`] the rollout has not shown yet (their
@@ -75,6 +93,36 @@ pub const KEPT_UNSEEN_TURNS: usize = 32;
 /// Leads the last text of a turn that ended without a final answer, so that the server
 /// and anyone reading it can tell it is not an answer.
 pub const INTERRUPTED_MARK: &str = "[interrupted] ";
+
+/// How many refused turn ids the book remembers (sticky refusals; the oldest go first).
+pub const KEPT_REFUSED_IDS: usize = 4096;
+
+/// Whether a turn may be sent: see the consent table of the module doc.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Consent {
+    /// A hook of the turn saw it and none refused it.
+    Given,
+    /// No hook of ours saw this turn.
+    NoHook,
+    /// A hook of the turn refused it, or the user forgot it; the reason.
+    Refused(String),
+}
+
+impl Consent {
+    /// The turn may be sent.
+    pub fn is_given(&self) -> bool {
+        matches!(self, Consent::Given)
+    }
+
+    /// Why the turn is not sent (`None` when it may be).
+    pub fn why_not(&self) -> Option<String> {
+        match self {
+            Consent::Given => None,
+            Consent::NoHook => Some("no hook of ours saw this turn".to_owned()),
+            Consent::Refused(reason) => Some(format!("capture refused for this turn ({reason})")),
+        }
+    }
+}
 
 /// A turn's user message: the user's words of its prompt, then those of each steering
 /// message not already there, in order, separated by blank lines; `None` when there are
@@ -137,6 +185,11 @@ pub struct TurnRecord {
     pub prompt_hook_ms: Option<u64>,
     /// When its first Stop fired (ms since the epoch).
     pub stop_hook_ms: Option<u64>,
+    /// A UserPromptSubmit, PreToolUse or Stop of this turn was received.
+    pub hook_seen: bool,
+    /// A hook of this turn refused it (capture paused, off, bypassed), or the user forgot
+    /// it: why. Such a turn is never sent.
+    pub refused: Option<String>,
 }
 
 impl TurnRecord {
@@ -229,6 +282,21 @@ impl TurnRecord {
         (prompt.or(answer), answer.or(prompt))
     }
 
+    /// Named by none of the turn's ids: an id-less, wordless hook turn (Copilot's prompt) that
+    /// the rollout has not shown yet.
+    fn is_unnamed(&self) -> bool {
+        self.turn_id.is_none() && self.hook_prompt.is_none() && self.rollout.is_none()
+    }
+
+    /// The ids this turn is known by: identity, rollout id, the rollout's `traceId`.
+    fn ids(&self) -> impl Iterator<Item = &str> {
+        self.turn_id
+            .as_deref()
+            .into_iter()
+            .chain(self.rollout_id.as_deref())
+            .chain(self.rollout.as_ref().and_then(|r| r.trace_id.as_deref()))
+    }
+
     fn key(&self, role: Role, content: &str) -> DedupKey {
         match &self.turn_id {
             Some(id) => DedupKey::for_turn(id, role),
@@ -303,6 +371,9 @@ pub struct TurnBook {
     /// The turn of the last main line of the latest rollout chunk: the one turn the
     /// rollout may still be writing.
     last_rollout_turn: Option<String>,
+    /// Turn ids refused ([`TurnBook::observe_refused`]) and why, oldest first (at most
+    /// [`KEPT_REFUSED_IDS`]): a turn known by one of them is refused whenever it shows up.
+    refused_ids: Vec<(String, String)>,
 }
 
 impl TurnBook {
@@ -311,7 +382,8 @@ impl TurnBook {
         TurnBook::default()
     }
 
-    /// A book of these turns (a snapshot of an older layout, converted by the codec).
+    /// A book of `turns` whose last rollout turn is `last_rollout_turn`, with no refused ids
+    /// (a snapshot of a version that kept none).
     pub(crate) fn from_parts(
         turns: Vec<TurnRecord>,
         last_rollout_turn: Option<String>,
@@ -319,6 +391,7 @@ impl TurnBook {
         TurnBook {
             turns,
             last_rollout_turn,
+            refused_ids: Vec::new(),
         }
     }
 
@@ -367,12 +440,29 @@ impl TurnBook {
                 return Some(i);
             }
         }
-        let words = user_words(frag.prompt.as_deref()?)?;
-        self.turns.iter().rposition(|t| {
-            t.turn_id.is_none()
-                && t.rollout.is_none()
-                && t.hook_prompt.as_deref().and_then(user_words).as_deref() == Some(words.as_str())
-        })
+        if let Some(words) = frag.prompt.as_deref().and_then(user_words) {
+            if let Some(i) = self.turns.iter().rposition(|t| {
+                t.turn_id.is_none()
+                    && t.rollout.is_none()
+                    && t.hook_prompt.as_deref().and_then(user_words).as_deref()
+                        == Some(words.as_str())
+            }) {
+                return Some(i);
+            }
+        }
+        // A wordless id-less prompt hook's turn: the first rollout turn the book does not
+        // know is the earliest such turn after the last turn the rollout showed (hooks and
+        // rollout keep conversation order; one before it never reached the rollout).
+        let after = self
+            .turns
+            .iter()
+            .rposition(|t| t.rollout.is_some())
+            .map_or(0, |i| i + 1);
+        self.turns
+            .iter()
+            .skip(after)
+            .position(TurnRecord::is_unnamed)
+            .map(|i| i + after)
     }
 
     /// The turn holding rollout turn id `id`.
@@ -395,6 +485,113 @@ impl TurnBook {
         }
     }
 
+    /// The turn a named hook (Stop, PreToolUse, a refusal) of an unknown id is in: the latest
+    /// unnamed turn still running takes the id (Copilot names a turn only from its Stop on),
+    /// else a new turn.
+    fn find_or_name(&mut self, turn_id: &str) -> usize {
+        if let Some(i) = self.find(turn_id) {
+            return i;
+        }
+        if let Some(i) = self.turns.iter().rposition(|t| !t.stopped && !t.superseded) {
+            if let Some(t) = self.turns.get_mut(i).filter(|t| t.is_unnamed()) {
+                t.turn_id = Some(turn_id.to_owned());
+                self.apply_refused_ids(i);
+                return i;
+            }
+        }
+        let i = self.find_or_insert(turn_id);
+        self.apply_refused_ids(i);
+        i
+    }
+
+    /// A turn known by a refused id is refused.
+    fn apply_refused_ids(&mut self, i: usize) {
+        let Some(t) = self.turns.get(i) else { return };
+        if t.refused.is_some() {
+            return;
+        }
+        let reason = self
+            .refused_ids
+            .iter()
+            .rev()
+            .find(|(id, _)| t.ids().any(|x| x == id))
+            .map(|(_, r)| r.clone());
+        if let (Some(t), Some(r)) = (self.turns.get_mut(i), reason) {
+            t.refused = Some(r);
+        }
+    }
+
+    /// Whether turn `t` may be sent (the consent table of the module doc).
+    pub fn consent(&self, t: &TurnRecord) -> Consent {
+        if let Some(r) = &t.refused {
+            return Consent::Refused(r.clone());
+        }
+        if let Some((_, r)) = self
+            .refused_ids
+            .iter()
+            .rev()
+            .find(|(id, _)| t.ids().any(|x| x == id))
+        {
+            return Consent::Refused(r.clone());
+        }
+        if t.hook_seen {
+            Consent::Given
+        } else {
+            Consent::NoHook
+        }
+    }
+
+    /// The consent of the turn known by `turn_id` (identity, rollout id or `traceId`), when
+    /// the book holds it; else whether that id was refused.
+    pub fn consent_of(&self, turn_id: &str) -> Option<Consent> {
+        match self.find(turn_id).and_then(|i| self.turns.get(i)) {
+            Some(t) => Some(self.consent(t)),
+            None => self
+                .refused_ids
+                .iter()
+                .rev()
+                .find(|(id, _)| id == turn_id)
+                .map(|(_, r)| Consent::Refused(r.clone())),
+        }
+    }
+
+    /// A hook of a turn did not capture it (capture paused, off or bypassed), or the user
+    /// forgot it: the turn is never sent, whatever arrives later. `None`: the hook named no
+    /// turn; the latest turn a later one has not superseded is refused (a new unnamed turn
+    /// when there is none).
+    pub fn observe_refused(&mut self, turn_id: Option<&str>, reason: &str) {
+        let idx = match turn_id {
+            Some(id) => {
+                self.refused_ids.retain(|(x, _)| x != id);
+                self.refused_ids.push((id.to_owned(), reason.to_owned()));
+                if self.refused_ids.len() > KEPT_REFUSED_IDS {
+                    self.refused_ids.remove(0);
+                }
+                self.find(id)
+            }
+            None => match self.turns.iter().rposition(|t| !t.superseded) {
+                Some(i) => Some(i),
+                None => {
+                    self.turns.push(TurnRecord::default());
+                    Some(self.turns.len() - 1)
+                }
+            },
+        };
+        if let Some(t) = idx.and_then(|i| self.turns.get_mut(i)) {
+            t.refused = Some(reason.to_owned());
+        }
+    }
+
+    /// A PreToolUse of turn `turn_id`: a hook saw the turn. One without a turn id names no
+    /// turn and changes nothing.
+    pub fn observe_tool_use(&mut self, turn_id: Option<&str>) {
+        let Some(id) = turn_id else { return };
+        let i = self.find_or_name(id);
+        if let Some(t) = self.turns.get_mut(i) {
+            t.hook_seen = true;
+        }
+    }
+
     /// A UserPromptSubmit whose time is not known: [`TurnBook::observe_prompt_at`].
     pub fn observe_prompt(&mut self, turn_id: Option<&str>, prompt: &str) {
         self.observe_prompt_at(turn_id, prompt, None);
@@ -403,8 +600,30 @@ impl TurnBook {
     /// A UserPromptSubmit that fired at `at_ms`. The turn gets its prompt and its time (the
     /// first of each wins), and every other open turn is over: ZCode runs one turn at a time.
     pub fn observe_prompt_at(&mut self, turn_id: Option<&str>, prompt: &str, at_ms: Option<u64>) {
+        self.observe_prompt_hook_at(turn_id, Some(prompt), at_ms);
+    }
+
+    /// A UserPromptSubmit whose prompt was not journaled (`None`: Copilot's, whose transcript
+    /// has the prompt, or one received without content): the turn is still seen by a hook and
+    /// every other open turn is over. An id-less one without a prompt is an unnamed turn (see
+    /// the consent section of the module doc).
+    pub fn observe_prompt_hook(&mut self, turn_id: Option<&str>, prompt: Option<&str>) {
+        self.observe_prompt_hook_at(turn_id, prompt, None);
+    }
+
+    /// [`TurnBook::observe_prompt_hook`] that fired at `at_ms` (the time of a prompt with words).
+    fn observe_prompt_hook_at(
+        &mut self,
+        turn_id: Option<&str>,
+        prompt: Option<&str>,
+        at_ms: Option<u64>,
+    ) {
         let idx = match turn_id {
-            Some(id) => self.find_or_insert(id),
+            Some(id) => {
+                let i = self.find_or_insert(id);
+                self.apply_refused_ids(i);
+                i
+            }
             None => {
                 self.turns.push(TurnRecord::default());
                 self.turns.len() - 1
@@ -412,6 +631,8 @@ impl TurnBook {
         };
         for (i, t) in self.turns.iter_mut().enumerate() {
             if i == idx {
+                t.hook_seen = true;
+                let Some(prompt) = prompt else { continue };
                 if t.prompt_hook_ms.is_none() {
                     t.prompt_hook_ms = at_ms;
                 }
@@ -446,7 +667,7 @@ impl TurnBook {
         at_ms: Option<u64>,
     ) {
         let idx = match turn_id {
-            Some(id) => self.find_or_insert(id),
+            Some(id) => self.find_or_name(id),
             // An id-less Stop ends the latest turn that has not stopped (ZCode runs one
             // turn at a time), whoever named it; a turn a later one superseded is over.
             None => match self.turns.iter().rposition(|t| !t.stopped && !t.superseded) {
@@ -462,6 +683,7 @@ impl TurnBook {
             if t.stop_hook_ms.is_none() {
                 t.stop_hook_ms = at_ms;
             }
+            t.hook_seen = true;
             if let Some(r) = response.filter(|r| !r.trim().is_empty()) {
                 t.stop_text = Some(r.to_owned());
             }
@@ -515,6 +737,11 @@ impl TurnBook {
                 }
             };
             if let Some(t) = self.turns.get_mut(i) {
+                if t.is_unnamed() {
+                    // Nothing of an unnamed turn was planned (it had no text): the rollout
+                    // names it.
+                    t.turn_id = Some(frag.turn_id.clone());
+                }
                 if t.turn_id.as_deref() != Some(frag.turn_id.as_str()) {
                     let named_by_trace = t.turn_id.is_some() && t.turn_id == frag.trace_id;
                     if named_by_trace && t.rollout.is_none() && !t.any_planned(&is_planned) {
@@ -532,6 +759,7 @@ impl TurnBook {
                     t.superseded = true;
                 }
             }
+            self.apply_refused_ids(i);
         }
         if let Some(last) = chunk
             .fragments
@@ -596,16 +824,39 @@ impl TurnBook {
         out
     }
 
-    /// Drops the settled, complete turns whose messages are all planned. Open turns,
-    /// turns still waiting for an answer, and the last rollout turn stay.
+    /// [`TurnBook::candidates_by`] of the turns that may be sent ([`TurnBook::consent`]):
+    /// what the planner plans.
+    pub fn sendable_by(&self, precedence: AnswerPrecedence) -> Vec<Candidate> {
+        let mut seen: HashSet<DedupKey> = HashSet::new();
+        let mut out = Vec::new();
+        for t in self.turns.iter().filter(|t| self.consent(t).is_given()) {
+            for c in t.messages(precedence) {
+                if seen.insert(c.key.clone()) {
+                    out.push(c);
+                }
+            }
+        }
+        out
+    }
+
+    /// Drops the settled, complete turns whose messages are all planned, or that may never
+    /// be sent ([`TurnBook::consent`]). Open turns, turns still waiting for an answer, and the
+    /// last rollout turn stay.
     pub fn retain_unplanned(&mut self, is_planned: impl Fn(&Candidate) -> bool) {
         let last = self.last_rollout_turn.clone();
+        let never: Vec<bool> = self
+            .turns
+            .iter()
+            .map(|t| !self.consent(t).is_given())
+            .collect();
+        let mut never = never.into_iter();
         // The latest turns the rollout has not shown yet stay, planned or not: a turn a hook
         // named by its `traceId` or by nothing is joined by its rollout lines only while it
         // is in the book, and the rollout may lag a few turns behind the hooks.
         let unseen = self.turns.iter().filter(|t| t.rollout.is_none()).count();
         let mut unseen_to_drop = unseen.saturating_sub(KEPT_UNSEEN_TURNS);
         self.turns.retain(|t| {
+            let never = never.next().unwrap_or(false);
             if t.rollout.is_none() {
                 if unseen_to_drop == 0 {
                     return true;
@@ -620,9 +871,10 @@ impl TurnBook {
             }
             // Keys of id-less turns depend on the answer chosen; every harness
             // with a transcript that disagrees with its payload has turn ids.
-            t.messages(AnswerPrecedence::StopFirst)
-                .iter()
-                .any(|c| !is_planned(c))
+            !never
+                && t.messages(AnswerPrecedence::StopFirst)
+                    .iter()
+                    .any(|c| !is_planned(c))
         });
     }
 }

@@ -144,6 +144,59 @@ pub fn command() -> Command {
                 .arg(flag("quiet", "Print nothing")),
         )
         .subcommand(
+            Command::new("pause")
+                .about(
+                    "Pause capture and recall (everywhere, this repository, one session); turns \
+                     made while paused are never sent, even after resume",
+                )
+                .arg(flag(
+                    "project",
+                    "Only the repository of the current folder (every clone and worktree)",
+                ))
+                .arg(value(
+                    "session",
+                    "ID",
+                    "Only this session (the agent's session id)",
+                )),
+        )
+        .subcommand(
+            Command::new("resume")
+                .about("Resume what `ovhook pause` paused (the same scope)")
+                .arg(flag(
+                    "project",
+                    "Only the repository of the current folder (every clone and worktree)",
+                ))
+                .arg(value(
+                    "session",
+                    "ID",
+                    "Only this session (the agent's session id)",
+                )),
+        )
+        .subcommand(
+            Command::new("status").about("Say whether capture is on for this project, and why not"),
+        )
+        .subcommand(
+            Command::new("forget")
+                .about(
+                    "Delete a session from the OpenViking server and never send it again (or \
+                     never send one of its turns)",
+                )
+                .arg(
+                    value(
+                        "session",
+                        "ID",
+                        "The agent's session id (`ovreplay sessions`)",
+                    )
+                    .required(true),
+                )
+                .arg(value(
+                    "turn",
+                    "ID",
+                    "Only this turn: never sent; what the server holds of it stays (OpenViking \
+                     0.5.2 cannot delete one turn)",
+                )),
+        )
+        .subcommand(
             Command::new("doctor")
                 .about(
                     "Check the installation (here and in every project), the server and the \

@@ -494,6 +494,14 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
             println!("  api key: read from {src}");
         }
     }
+    // Installed again: this harness's sessions send again (`ovhook drain` sends what waited).
+    if crate::held::release(&state_root(&home), target.name())? {
+        println!(
+            "  sending again: what {}'s sessions kept unsent since uninstall goes with the next \
+             worker (now: ovhook drain)",
+            target.title()
+        );
+    }
     for w in warnings {
         eprintln!("{w}");
     }

@@ -10,11 +10,14 @@ mod cli;
 mod detach;
 mod doctor;
 mod drain;
+mod forget;
 mod harness;
+mod held;
 mod hooks;
 mod install;
 mod logfile;
 mod mcp;
+mod pause_cmd;
 mod worker;
 
 use std::process::ExitCode;
@@ -35,14 +38,26 @@ other commands:
                        (ovhook install --help for every option)
   uninstall            remove our entries from every place an install wrote
   drain                finish all unfinished work of every session
+  pause [--project | --session ID]
+                       stop capture and recall (everywhere, this repository, one session);
+                       turns made while paused are never sent
+  resume [--project | --session ID]
+                       turn them back on
+  status               whether capture is on for this project, and why not
+  forget --session ID [--turn ID]
+                       delete a session from the server and never send it (or one turn) again
   doctor               check the installation, the server and the journals
   mcp                  stdio MCP proxy to the OpenViking server
 ";
 
 /// Every non-hook command `main` dispatches (the hook commands are [`harness::HookEvent`]s).
-pub const OTHER_COMMANDS: [&str; 8] = [
+pub const OTHER_COMMANDS: [&str; 12] = [
     "worker",
     "drain",
+    "pause",
+    "resume",
+    "status",
+    "forget",
     "install",
     "uninstall",
     "doctor",
@@ -84,6 +99,10 @@ fn main() -> ExitCode {
     let result = match cmd {
         "worker" => worker::run(rest),
         "drain" => drain::run(rest),
+        "pause" => pause_cmd::run_pause(rest),
+        "resume" => pause_cmd::run_resume(rest),
+        "status" => pause_cmd::run_status(rest),
+        "forget" => forget::run(rest),
         "install" => install::run(rest),
         "uninstall" => install::run_uninstall(rest),
         "doctor" => doctor::run(rest),

@@ -82,6 +82,10 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
     let folded = store.fold()?;
     let state = folded.state;
     let ctx = WorkerCtx::new(state.cwd.as_deref());
+    if let Some(why) = held_back(root, &state, &ctx.cfg) {
+        log::info!("session {dir_name}: {why}: nothing sent");
+        return Ok(false);
+    }
     // Unreported journal damage is work: the worker journals it and reconciles.
     if matches!(reason, WorkerReason::Drain | WorkerReason::Resume) && folded.unreported.is_empty()
     {
@@ -105,6 +109,18 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
     };
     let reports = delivery::run_worker(&store, &ctx, reason, wait)?;
     Ok(ctx.transport().is_some() && reports.iter().any(|r| !r.offline))
+}
+
+/// Why a session's unsent work stays where it is: capture is paused for it, or its harness
+/// was uninstalled ([`crate::held`]).
+fn held_back(root: &Path, state: &State, cfg: &Config) -> Option<String> {
+    let harness = harness_of(state).name();
+    if crate::held::is_held(root, harness) {
+        return Some(format!("{harness} was uninstalled"));
+    }
+    let sid = state.session_id.as_deref().unwrap_or_default();
+    ov_engine::pause::paused(root, sid, || cfg.workspace.slot.clone())
+        .map(|scope| format!("capture paused ({})", scope.describe()))
 }
 
 /// A journal directory name handed over by another process is used as is; anything

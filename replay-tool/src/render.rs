@@ -242,6 +242,20 @@ pub fn summary(event: &Event) -> String {
         } => format!("{len} bytes at {segment}:{offset}: {}", quote(reason, 80)),
         Event::AllReconciled { present } => format!("present={}", present.len()),
         Event::SpillIngested { name, events } => format!("{name} events={events}"),
+        Event::CaptureRefused { turn_id, reason } => {
+            format!(
+                "turn={} reason={reason:?}",
+                turn_id.as_deref().unwrap_or("-")
+            )
+        }
+        Event::Forgotten { turn_id, note } => {
+            format!(
+                "{} note={note:?}",
+                turn_id
+                    .as_deref()
+                    .map_or("session".to_owned(), |t| format!("turn={t}"))
+            )
+        }
     }
 }
 

@@ -148,6 +148,7 @@ pub(crate) struct Reply {
 pub(crate) enum Method {
     Get,
     Post,
+    Delete,
 }
 
 impl Client {
@@ -298,6 +299,7 @@ impl Client {
         let mut req = match method {
             Method::Get => self.http.get(&url),
             Method::Post => self.http.post(&url),
+            Method::Delete => self.http.delete(&url),
         };
         let timeout = match self.deadline {
             Some(d) => {

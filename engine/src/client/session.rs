@@ -137,6 +137,18 @@ impl Client {
         })
     }
 
+    /// `DELETE /api/v1/sessions/{id}`: the session, its live messages and its archives go.
+    /// `Ok(false)` when the server holds no such session (404). Memories a commit already
+    /// extracted from the session are the user's, not the session's, and stay.
+    pub fn delete_session(&self, session_id: &str) -> Result<bool, ClientError> {
+        let path = format!("/api/v1/sessions/{}", enc(session_id));
+        match self.call(Method::Delete, &path, None, None, None) {
+            Ok(_) => Ok(true),
+            Err(e) if e.status() == 404 => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// `GET /api/v1/sessions/{id}`; `None` when the session does not exist (404).
     pub fn session_meta(&self, session_id: &str) -> Result<Option<SessionMeta>, ClientError> {
         let Some(v) = self.session_info(session_id)? else {

@@ -6,8 +6,11 @@
 //! Version 4 added the times of event version 3: `TurnFragment::{prompt_ms, answer_ms}`
 //! (the rollout fragments of the turn book), `TurnRecord::{prompt_hook_ms, stop_hook_ms}`
 //! and `MessageRecord::created_at_ms`. A converted state knows no time for the turns and
-//! messages it holds (`None`: the server stamps them when they arrive). Everything else is
-//! today's type, unchanged.
+//! messages it holds (`None`: the server stamps them when they arrive). Version 4 also added
+//! consent (`TurnRecord::{hook_seen, refused}`, the book's refused ids, `State::forgotten_at_ms`):
+//! a converted turn was seen by a hook when its record holds what only hooks give (a prompt,
+//! steering, a Stop), a hook made it (no id of its own), or the liveness of one of its ids counts
+//! a hook; nothing was refused or forgotten. Everything else is today's type, unchanged.
 
 use std::collections::BTreeMap;
 
@@ -118,6 +121,10 @@ impl From<MessageRecord> for Record {
 
 impl From<TurnRecord> for turnbook::TurnRecord {
     fn from(t: TurnRecord) -> turnbook::TurnRecord {
+        let hook_seen = t.turn_id.is_none()
+            || t.hook_prompt.is_some()
+            || !t.hook_steering.is_empty()
+            || t.stopped;
         turnbook::TurnRecord {
             turn_id: t.turn_id,
             rollout_id: t.rollout_id,
@@ -132,8 +139,24 @@ impl From<TurnRecord> for turnbook::TurnRecord {
             drained: t.drained,
             prompt_hook_ms: None,
             stop_hook_ms: None,
+            hook_seen,
+            refused: None,
         }
     }
+}
+
+/// Whether the liveness of one of a version-3 turn's ids counts a hook.
+fn seen_by_liveness(t: &TurnRecord, live: &BTreeMap<String, TurnLiveness>) -> bool {
+    let by_hook = |id: &str| {
+        live.get(id)
+            .is_some_and(|l| l.prompts > 0 || l.stops > 0 || l.tool_uses > 0)
+    };
+    t.turn_id.as_deref().is_some_and(by_hook)
+        || t.rollout_id.as_deref().is_some_and(by_hook)
+        || t.rollout
+            .as_ref()
+            .and_then(|r| r.trace_id.as_deref())
+            .is_some_and(by_hook)
 }
 
 impl From<State> for Today {
@@ -155,7 +178,16 @@ impl From<State> for Today {
             next_order: s.next_order,
             batch_unsupported: s.batch_unsupported,
             book: turnbook::TurnBook::from_parts(
-                s.book.turns.into_iter().map(Into::into).collect(),
+                s.book
+                    .turns
+                    .into_iter()
+                    .map(|t| {
+                        let live = seen_by_liveness(&t, &s.turns);
+                        let mut today: turnbook::TurnRecord = t.into();
+                        today.hook_seen |= live;
+                        today
+                    })
+                    .collect(),
                 s.book.last_rollout_turn,
             ),
             rollout: s.rollout,
@@ -176,6 +208,7 @@ impl From<State> for Today {
             drains: s.drains,
             problems: s.problems,
             acks_unverified: s.acks_unverified,
+            forgotten_at_ms: None,
         }
     }
 }

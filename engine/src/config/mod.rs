@@ -53,7 +53,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use peer::{normalize_remote_url, workspace_peer_from_cwd, RepoInfo};
+pub use peer::{normalize_remote_url, project_slot, workspace_peer_from_cwd, RepoInfo};
 pub use url_credentials::split_url_credentials;
 
 /// What [`load`] reads besides the files: the cwd, the home directory and a snapshot of the

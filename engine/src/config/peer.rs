@@ -246,6 +246,13 @@ pub fn workspace_peer_from_cwd(cwd: &str) -> String {
         .collect()
 }
 
+/// The project a working directory belongs to, as the configuration names it: its registry slot
+/// (the repository's peer from its origin, else its root folder's name; outside a repository,
+/// the folder). Every clone, subfolder and worktree of a repository has the same one.
+pub fn project_slot(cwd: &Path) -> String {
+    slot_for(RepoInfo::discover(cwd).as_ref(), cwd)
+}
+
 /// A file-name-safe registry slot (at most 128 bytes).
 pub(crate) fn slot_for(repo: Option<&RepoInfo>, cwd: &Path) -> String {
     let raw = match repo {

@@ -3,10 +3,12 @@
 //! # Context
 //!
 //! `.openviking/config.json` and `config.local.json` arrive with whatever the user clones. They
-//! may tune recall, capture and the peer, but a cloned repository must never make a hook slower
-//! or louder than the user's machine-level settings (environment, registry, `ovcli.conf`,
-//! defaults) allow. So every tuning key has one [`RepoRule`], and a repository value that goes
-//! the forbidden way is ignored with one warning.
+//! may tune recall and capture, but a cloned repository must never make a hook slower or louder
+//! than the user's machine-level settings (environment, registry, `ovcli.conf`, defaults) allow,
+//! and never speak for another project: the peer its turns are filed under and recalled from is
+//! the machine's choice (by default the repository's own git identity). So every tuning key has
+//! one [`RepoRule`], and a repository value that goes the forbidden way is ignored with one
+//! warning.
 //!
 //! # Design
 //!
@@ -16,7 +18,12 @@
 //! | [`RepoRule::RaiseOnly`] | `network.backoff_ms` | only make it longer (fewer tries of a dead server) |
 //! | [`RepoRule::OffOnly`] | the feature switches, `debug` | only turn them off |
 //! | [`RepoRule::OnOnly`] | `bypass.session` | only turn it on |
-//! | [`RepoRule::Free`] | recall shape, capture commit threshold, peer | set any valid value |
+//! | [`RepoRule::NarrowOnly`] | `recall.peer_scope` | only narrow it: `actor` (this peer's memories) is narrower than `all` (every peer's) |
+//! | [`RepoRule::MachineOnly`] | `peer.id` (and its aliases) | never set it: the peer chooses whose memories are recalled and where turns are filed |
+//! | [`RepoRule::Free`] | recall shape, capture commit threshold, `peer.source` | set any valid value |
+//!
+//! `peer.source` stays free: each of its choices (`git`, `cwd`, `none`) derives the peer from the
+//! checkout itself (its origin, its folder) or drops it, so none of them names another project.
 //!
 //! `bypass.patterns` from a repository are added to the machine's (never replace them); that is
 //! [`super::keys::assign`]'s `append`. Comparison is against the value the lower layers gave
@@ -24,7 +31,7 @@
 //! `capture.max_length`, "no limit" is the largest value.
 
 use super::keys::{self, Typed};
-use super::Config;
+use super::{Config, PeerScope};
 
 /// What a repository file may do with one tuning key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +46,10 @@ pub enum RepoRule {
     OffOnly,
     /// Only `true`.
     OnOnly,
+    /// Only a scope no wider than the current one ([`PeerScope::Actor`] is the narrowest).
+    NarrowOnly,
+    /// Never from a repository.
+    MachineOnly,
 }
 
 /// The rule of a (canonical) tuning key.
@@ -57,6 +68,8 @@ pub fn repo_rule(key: &str) -> RepoRule {
         "memory.enabled" | "recall.enabled" | "capture.enabled" | "capture.subagents"
         | "profile.enabled" | "debug" => RepoRule::OffOnly,
         "bypass.session" => RepoRule::OnOnly,
+        "recall.peer_scope" => RepoRule::NarrowOnly,
+        "peer.id" => RepoRule::MachineOnly,
         _ => RepoRule::Free,
     }
 }
@@ -72,6 +85,20 @@ pub fn check_repo_value(cfg: &Config, key: &str, value: &Typed) -> Result<(), St
         (RepoRule::OnOnly, Typed::Bool(false)) if keys::current_bool(cfg, key) == Some(true) => {
             Err("false: a repository's config cannot lift a bypass".into())
         }
+        (RepoRule::NarrowOnly, Typed::Str(s))
+            if s != "actor" && cfg.recall.peer_scope == PeerScope::Actor =>
+        {
+            Err(format!(
+                "{s:?}: a repository's config can narrow recall to this project's peer \
+                 (\"actor\"), not widen it to every peer's memories"
+            ))
+        }
+        (RepoRule::MachineOnly, _) => Err(
+            "a repository's config cannot choose the peer its turns are filed under and \
+             recalled from (set peer.id in ~/.openviking/ovcli.conf, \
+             ~/.openviking/workspaces/<slot>.json or OPENVIKING_PEER_ID)"
+                .into(),
+        ),
         (RepoRule::LowerOnly, Typed::Int(v)) => match keys::current_int(cfg, key) {
             Some(cur) if effective(key, *v) > cur => Err(format!(
                 "{v}: a repository's config can lower this below {}, not raise it",
@@ -117,7 +144,7 @@ mod tests {
         ("recall.enabled", RepoRule::OffOnly),
         ("recall.max_items", RepoRule::LowerOnly),
         ("recall.score_threshold", RepoRule::Free),
-        ("recall.peer_scope", RepoRule::Free),
+        ("recall.peer_scope", RepoRule::NarrowOnly),
         ("recall.token_budget", RepoRule::LowerOnly),
         ("recall.max_content_chars", RepoRule::LowerOnly),
         ("recall.prefer_abstract", RepoRule::Free),
@@ -128,7 +155,7 @@ mod tests {
         ("profile.enabled", RepoRule::OffOnly),
         ("profile.token_budget", RepoRule::LowerOnly),
         ("peer.source", RepoRule::Free),
-        ("peer.id", RepoRule::Free),
+        ("peer.id", RepoRule::MachineOnly),
         ("hooks.max_output_bytes", RepoRule::LowerOnly),
         ("network.timeout_ms", RepoRule::LowerOnly),
         ("network.connect_timeout_ms", RepoRule::LowerOnly),
@@ -202,6 +229,24 @@ mod tests {
                     );
                     assert!(
                         check_repo_value(&cfg, key, &Typed::Bool(true)).is_ok(),
+                        "{key}"
+                    );
+                }
+                (RepoRule::NarrowOnly, Kind::Enum(_)) => {
+                    let mut c = cfg.clone();
+                    keys::assign(&mut c, key, Typed::Str("actor".into()), false);
+                    assert!(
+                        check_repo_value(&c, key, &Typed::Str("all".into())).is_err(),
+                        "{key}"
+                    );
+                    assert!(
+                        check_repo_value(&cfg, key, &Typed::Str("actor".into())).is_ok(),
+                        "{key}"
+                    );
+                }
+                (RepoRule::MachineOnly, _) => {
+                    assert!(
+                        check_repo_value(&cfg, key, &Typed::Str("x".into())).is_err(),
                         "{key}"
                     );
                 }

@@ -171,6 +171,12 @@ pub(super) fn deliver_from(
         transport = transport.filter(|t| t.answers_now());
     }
 
+    // The user forgot the session: nothing of it leaves again (its remote session is gone).
+    if run.state.forgotten_at_ms.is_some() {
+        report.offline = transport.is_none();
+        return Ok((report, run.state.events));
+    }
+
     // 1. In-doubt sends and commits: settle them before anything is resent.
     if let Some(t) = transport {
         if !reconcile::reconcile(&mut run, t, settings, &mut report)? {

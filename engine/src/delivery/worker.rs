@@ -33,6 +33,9 @@ pub fn drain_has_work(
     has_transport: bool,
     transcript: Option<&dyn TranscriptSource>,
 ) -> bool {
+    if state.forgotten_at_ms.is_some() {
+        return false;
+    }
     if has_transport
         && (!state.is_settled() || state.acks_unverified || state.commit.uncommitted() > 0)
     {

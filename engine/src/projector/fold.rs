@@ -8,6 +8,9 @@ use crate::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage, Work
 use crate::failure::Failure;
 use crate::turn::DedupKey;
 
+/// Why a forgotten turn's messages are set aside.
+pub const FORGOTTEN: &str = "forgotten by the user (ovhook forget)";
+
 impl State {
     /// Folds events into a fresh state.
     pub fn fold<'a>(events: impl IntoIterator<Item = &'a Envelope>) -> State {
@@ -229,6 +232,11 @@ impl State {
                     "journal: {len} bytes unreadable at {segment}:{offset} ({reason})"
                 ));
             }
+            Event::CaptureRefused { turn_id, reason } => {
+                self.book.observe_refused(turn_id.as_deref(), reason);
+                self.prune_book();
+            }
+            Event::Forgotten { turn_id, .. } => self.forget(turn_id.as_deref(), at),
             Event::AllReconciled { present } => {
                 for k in present {
                     self.ack(k, at);
@@ -237,6 +245,36 @@ impl State {
                 self.clear_backoff();
             }
         }
+    }
+
+    /// The user forgot turn `turn_id` (`None`: the whole session): it is never planned again,
+    /// and its messages not yet settled are set aside (never sent).
+    fn forget(&mut self, turn_id: Option<&str>, at: u64) {
+        match turn_id {
+            Some(id) => self.book.observe_refused(Some(id), FORGOTTEN),
+            None => self.forgotten_at_ms = Some(at),
+        }
+        for r in self.messages.values_mut() {
+            let of_it = turn_id.is_none_or(|id| r.turn_id.as_deref() == Some(id));
+            if of_it && !r.status.is_settled() {
+                r.status = MessageStatus::SetAside {
+                    status: 0,
+                    error: FORGOTTEN.to_owned(),
+                };
+                r.content = None;
+            }
+        }
+        if turn_id.is_none() {
+            self.sends.clear();
+        } else {
+            let messages = &self.messages;
+            self.sends.retain(|_, s| {
+                s.keys
+                    .iter()
+                    .any(|k| messages.get(k).is_some_and(|r| !r.status.is_settled()))
+            });
+        }
+        self.prune_book();
     }
 
     fn problem(&mut self, p: String) {
@@ -286,12 +324,17 @@ impl State {
                 });
                 if !cleaned.is_empty() {
                     self.book.observe_prompt_at(turn, &cleaned, Some(at));
+                } else if turn.is_some() || h.prompt.is_none() {
+                    // Seen without its words: received without content, or a harness whose
+                    // transcript has the prompt (an id-less one is an unnamed turn).
+                    self.book.observe_prompt_hook(turn, None);
                 }
             }
             HookKind::PreToolUse => {
                 if let Some(t) = turn {
                     self.touch_turn(t, at).tool_uses += 1;
                 }
+                self.book.observe_tool_use(turn);
             }
             HookKind::Stop => {
                 if let Some(t) = turn {

@@ -33,6 +33,8 @@
 mod fold;
 mod state;
 
+pub use fold::FORGOTTEN;
+
 pub use state::{
     CommitInFlight, CommitState, MessageRecord, MessageStatus, PromptSeen, RolloutPosition,
     SendRecord, State, TurnLiveness,

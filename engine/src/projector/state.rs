@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{PROMPT_DEDUP_WINDOW_MS, SESSION_START_DEBOUNCE_MS};
 use crate::turn::{DedupKey, FileIdentity, Role};
-use crate::turnbook::TurnBook;
+use crate::turnbook::{Consent, TurnBook};
 
 /// Where a message stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -247,9 +247,12 @@ pub struct State {
     pub problems: Vec<String>,
     /// Part of the journal was lost ([`crate::event::Event::JournalDamaged`]): a message not
     /// known to be acknowledged may be on the server all the same. Until everything is
-    /// reconciled with the server, nothing is sent. Must stay the last field (see
-    /// [`crate::codec::decode_snapshot`]).
+    /// reconciled with the server, nothing is sent.
     pub acks_unverified: bool,
+    /// The user forgot the whole session ([`crate::event::Event::Forgotten`]) at this time
+    /// (ms): nothing of it is ever sent again. (Snapshot version 4; a version-3 snapshot
+    /// decodes through `codec/snapshot_v3.rs`.)
+    pub forgotten_at_ms: Option<u64>,
 }
 
 impl State {
@@ -379,6 +382,22 @@ impl State {
             .collect();
         v.sort();
         v.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// Whether turn `turn_id` may be sent ([`crate::turnbook::TurnBook::consent`]); for a turn
+    /// the book no longer holds, what the per-turn liveness says (seen in the transcript and by
+    /// no hook: [`Consent::NoHook`]). `None` when nothing is known.
+    pub fn consent_of(&self, turn_id: &str) -> Option<Consent> {
+        if let Some(c) = self.book.consent_of(turn_id) {
+            return Some(c);
+        }
+        let live = self.turns.get(turn_id)?;
+        let hooks = live.prompts + live.stops + live.tool_uses;
+        Some(if hooks > 0 {
+            Consent::Given
+        } else {
+            Consent::NoHook
+        })
     }
 
     /// Turns that saw a prompt but never a Stop (for liveness reports).

@@ -784,3 +784,78 @@ fn origin_userinfo_never_reaches_the_actor_peer(#[case] url: &str) {
     assert_eq!(peer, PEER);
     assert!(!c.workspace.slot.to_lowercase().contains("secret"));
 }
+
+/// A cloned repository cannot speak for another project: its files may not choose the peer
+/// (every request carries it, turns are filed under it, recall reads its memories) and may
+/// narrow recall to this peer but never widen it. The issue's example, verbatim.
+#[rstest]
+#[case::committed(false)]
+#[case::local(true)]
+fn repo_cannot_choose_the_peer_or_widen_recall(#[case] local: bool) {
+    let mut fx = Fx::new();
+    let example = r#"{"peer":{"id":"github.com-acme-payroll"},"recall":{"peer_scope":"actor"}}"#;
+    let path = if local {
+        fx.repo_local(example)
+    } else {
+        fx.repo_cfg(example)
+    };
+    let l = fx.load();
+    assert_eq!(
+        l.config.actor_peer.as_deref(),
+        Some(PEER),
+        "this repository's own peer, never the one its file names"
+    );
+    assert_eq!(
+        l.config.recall.peer_scope,
+        PeerScope::Actor,
+        "narrowing recall to this project's peer is allowed"
+    );
+    let ignored: Vec<_> = l
+        .warnings
+        .iter()
+        .filter(|w| w.source.path() == Some(path.as_path()))
+        .collect();
+    assert_eq!(ignored.len(), 1, "{}", warnings_text(&l));
+    assert!(
+        ignored
+            .iter()
+            .all(|w| w.message.contains("cannot choose the peer")),
+        "{}",
+        warnings_text(&l)
+    );
+
+    // Every alias of the peer id is refused the same way.
+    for alias in [
+        r#"{"actor_peer_id":"github.com-acme-payroll"}"#,
+        r#"{"peer_id":"github.com-acme-payroll"}"#,
+        r#"{"peer.id":"github.com-acme-payroll"}"#,
+    ] {
+        fx.repo_cfg(alias);
+        let l = fx.load();
+        assert_eq!(l.config.actor_peer.as_deref(), Some(PEER), "{alias}");
+        assert!(
+            warnings_text(&l).contains("cannot choose the peer"),
+            "{alias}"
+        );
+    }
+
+    // Widening is refused: the machine narrowed recall to this peer, the repository says `all`.
+    let _ = fs::remove_file(fx.repo.join(".openviking/config.local.json"));
+    fx.repo_cfg(r#"{"recall":{"peer_scope":"all"}}"#);
+    fx.ovcli(r#"{"recall":{"peer_scope":"actor"}}"#);
+    let l = fx.load();
+    assert_eq!(l.config.recall.peer_scope, PeerScope::Actor);
+    assert!(
+        warnings_text(&l).contains("not widen it"),
+        "{}",
+        warnings_text(&l)
+    );
+    // The machine's own layers still choose both.
+    fx.env("OPENVIKING_PEER_ID", "me-laptop");
+    fx.env("OPENVIKING_RECALL_PEER_SCOPE", "all");
+    let c = fx.load().config;
+    assert_eq!(
+        (c.actor_peer.as_deref(), c.recall.peer_scope),
+        (Some("me-laptop"), PeerScope::All)
+    );
+}

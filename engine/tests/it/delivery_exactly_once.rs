@@ -423,6 +423,12 @@ fn rollout_capture_reaches_the_server_once(#[case] seed: u64) -> TestResult {
         .filter(|m| m.turn_id != last)
         .map(|m| (m.turn_id, m.role.to_owned(), m.content))
         .collect();
+    // Each turn was seen by one of its hooks (a tool use: no text, no completion), so it
+    // may be sent; the rollout gives the text.
+    for id in &written.turn_ids {
+        s.store
+            .append(hook(HookKind::PreToolUse, id, ""), Durability::Buffered)?;
+    }
     let t = Fake::new(Server::default());
     let source = RolloutFile(file);
     delivery::deliver(&s.store, Some(&source), Some(&t), &settings())?;

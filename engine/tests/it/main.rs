@@ -12,6 +12,7 @@ mod client_server;
 #[cfg(feature = "http")]
 mod common;
 mod config;
+mod consent;
 mod delivery_exactly_once;
 mod delivery_settle;
 mod projector_laws;

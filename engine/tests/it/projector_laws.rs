@@ -452,6 +452,16 @@ fn a_message_with_nothing_to_send_is_dropped_by_planner_and_projector() {
         ..TurnFragment::default()
     };
     let mut state = State::default();
+    for t in ["t1", "t2"] {
+        state.apply(&env(
+            0,
+            Event::HookReceived(HookReceived {
+                kind: Some(HookKind::PreToolUse),
+                turn_id: Some(t.into()),
+                ..HookReceived::default()
+            }),
+        ));
+    }
     state.apply(&env(
         1,
         Event::RolloutRead {

@@ -6,6 +6,7 @@
 //! panics included (they are caught and logged, never printed).
 
 pub mod budget;
+pub mod consent;
 mod guard;
 mod prompt;
 mod session_end;
@@ -210,28 +211,37 @@ impl Invocation {
     /// When the lock cannot be had in time, the event goes to a spill file that the next writer
     /// ingests ([`ov_engine::spill`]); only a failure of both loses it (logged).
     pub fn open_journaling(&self, event: Event) -> Journaled {
-        self.open_journaling_within(event, self.budget.lock_wait(), Durability::Sync)
+        self.open_journaling_all(vec![event])
     }
 
-    /// [`Invocation::open_journaling`] with the caller's lock wait and durability.
+    /// [`Invocation::open_journaling`] of several events, in one batch (all or none).
+    pub fn open_journaling_all(&self, events: Vec<Event>) -> Journaled {
+        self.open_journaling_within(events, self.budget.lock_wait(), Durability::Sync)
+    }
+
+    /// [`Invocation::open_journaling_all`] with the caller's lock wait and durability.
     pub fn open_journaling_within(
         &self,
-        event: Event,
+        events: Vec<Event>,
         lock_wait: std::time::Duration,
         durability: Durability,
     ) -> Journaled {
         let dir = self.journal_dir();
         let store = match SessionStore::open_with(&dir, lock_wait) {
             Ok(store) => store,
-            Err(e) if SessionStore::is_lock_timeout(&e) => return self.spill(&dir, event, &e),
+            Err(e) if SessionStore::is_lock_timeout(&e) => return self.spill(&dir, events, &e),
             Err(e) => {
                 log::error!("session {}: {e}", self.session_id);
                 return Journaled::Lost;
             }
         };
-        match store.append(event.clone(), durability) {
-            Ok(_) => Journaled::Store(store),
-            Err(e) if SessionStore::is_lock_timeout(&e) => self.spill(&dir, event, &e),
+        let appended = match events.as_slice() {
+            [one] => store.append(one.clone(), durability).map(|_| ()),
+            _ => store.append_all(events.clone(), durability).map(|_| ()),
+        };
+        match appended {
+            Ok(()) => Journaled::Store(store),
+            Err(e) if SessionStore::is_lock_timeout(&e) => self.spill(&dir, events, &e),
             Err(e) => {
                 log::error!("could not journal: {e}");
                 Journaled::Lost
@@ -239,8 +249,13 @@ impl Invocation {
         }
     }
 
-    fn spill(&self, dir: &Path, event: Event, why: &ov_engine::store::StoreError) -> Journaled {
-        match SessionStore::spill(dir, vec![event]) {
+    fn spill(
+        &self,
+        dir: &Path,
+        events: Vec<Event>,
+        why: &ov_engine::store::StoreError,
+    ) -> Journaled {
+        match SessionStore::spill(dir, events) {
             Ok(path) => {
                 log::warn!(
                     "session {}: {why}; spilled to {}",

@@ -12,10 +12,12 @@ const CONTEXT_FACE_RETRY_MS: u64 = 6 * 3600 * 1000;
 /// Handles a UserPromptSubmit; returns the output line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
     let cfg = load_config(&inv.cwd);
-    let active = cfg.memory_enabled && !inv.passes_through(&cfg);
-    let Journaled::Store(store) = inv.open_journaling(Event::HookReceived(
-        inv.received(HookKind::PromptSubmit, active),
-    )) else {
+    let capture = inv.capture(&cfg);
+    // Recall may run with capture off; not while paused, bypassed or with memory off.
+    let active = cfg.memory_enabled && !inv.passes_through(&cfg) && capture.may_inject();
+    let Journaled::Store(store) =
+        inv.open_journaling_all(inv.receipt(HookKind::PromptSubmit, active, &capture))
+    else {
         return None;
     };
     if !active || !cfg.recall.enabled {

@@ -8,7 +8,8 @@ use super::{load_config, start_worker, Invocation, Journaled};
 /// Handles a SessionEnd.
 pub fn handle(inv: &Invocation) {
     let cfg = load_config(&inv.cwd);
-    let active = cfg.memory_enabled && !inv.passes_through(&cfg);
+    let paused = inv.paused(|| cfg.workspace.slot.clone()).is_some();
+    let active = cfg.memory_enabled && !inv.passes_through(&cfg) && !paused;
     let received = inv.received(HookKind::SessionEnd, active);
     let journaled = inv.open_journaling(Event::HookReceived(received));
     if active && !matches!(journaled, Journaled::Lost) {

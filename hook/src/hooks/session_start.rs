@@ -10,9 +10,10 @@ use crate::harness::HookEvent;
 /// Handles a SessionStart; returns the output line, if any.
 pub fn handle(inv: &Invocation) -> Option<String> {
     let cfg = load_config(&inv.cwd);
+    let paused = inv.paused(|| cfg.workspace.slot.clone()).is_some();
     let active = cfg.memory_enabled && !inv.passes_through(&cfg);
     let Journaled::Store(store) = inv.open_journaling(Event::HookReceived(
-        inv.received(HookKind::SessionStart, active),
+        inv.received(HookKind::SessionStart, active && !paused),
     )) else {
         return None;
     };
@@ -31,7 +32,8 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     } else {
         crate::detach::spawn_self(&["drain", "--quiet"]);
     }
-    if !cfg.profile.enabled {
+    // Paused: other sessions' work may still be drained, but nothing is injected.
+    if !cfg.profile.enabled || paused {
         return None;
     }
     let client = inv.client(&cfg, &state)?;

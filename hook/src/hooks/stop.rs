@@ -1,17 +1,18 @@
 //! Stop: journal the turn's end durably, start the detached worker, return.
 //! Prints nothing (ZCode would render Stop context as an assistant message).
 
-use ov_engine::event::{Event, HookKind, WorkerReason};
+use ov_engine::event::{HookKind, WorkerReason};
 
 use super::{load_config, start_worker, Invocation, Journaled};
 
-/// Handles a Stop.
+/// Handles a Stop. A Stop that does not capture (paused, off, bypassed) journals no content,
+/// refuses its turn and starts no worker.
 pub fn handle(inv: &Invocation) {
     let cfg = load_config(&inv.cwd);
-    let capture = cfg.memory_enabled && cfg.capture.enabled && !inv.passes_through(&cfg);
-    let received = inv.received(HookKind::Stop, capture);
-    let journaled = inv.open_journaling(Event::HookReceived(received));
-    if capture && !matches!(journaled, Journaled::Lost) {
+    let capture = inv.capture(&cfg);
+    let on = capture.is_on();
+    let journaled = inv.open_journaling_all(inv.receipt(HookKind::Stop, on, &capture));
+    if on && !matches!(journaled, Journaled::Lost) {
         start_worker(inv, journaled, WorkerReason::Stop);
     }
 }

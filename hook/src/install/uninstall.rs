@@ -187,6 +187,9 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
             "  kept: {} (OpenViking's own CLI reads it too)",
             ovcli_path(&home).display()
         );
+        for t in &targets {
+            hold_unsent(&state, *t)?;
+        }
     }
     Ok(0)
 }
@@ -222,6 +225,26 @@ fn still_installed(home: &Path, manifest: &Manifest) -> Option<String> {
         return Some(format!("the ZCode plugin {}", p.root.display()));
     }
     None
+}
+
+/// Nothing more of `t`'s sessions leaves the machine ([`crate::held`]); says what stays unsent
+/// and how to send or delete it.
+fn hold_unsent(state: &Path, t: &dyn InstallTarget) -> anyhow::Result<()> {
+    crate::held::hold(state, t.name())
+        .with_context(|| format!("could not record the uninstall under {}", state.display()))?;
+    let (sessions, messages) = crate::held::pending(state, t.name());
+    if sessions == 0 {
+        return Ok(());
+    }
+    println!(
+        "  kept unsent: {messages} message(s) of {sessions} {} session(s), in the journals; \
+         nothing more of them is sent. To send them: ovhook install --harness {} && ovhook \
+         drain. To delete them: ovhook forget --session ID (per session; `ovreplay sessions` \
+         lists them), or delete the journals.",
+        t.title(),
+        t.name()
+    );
+    Ok(())
 }
 
 /// What uninstall does with one file that holds (or held) our entries.

@@ -185,6 +185,31 @@ fn ignored_repository_keys_are_shown() {
     let _ = cwd;
 }
 
+/// The issue's example: a cloned repository naming another project's peer is shown as ignored.
+#[test]
+fn a_repository_naming_another_peer_is_shown_as_ignored() {
+    let (tmp, _cwd) = setup();
+    install(tmp.path());
+    let repo = tmp.path().join("repo");
+    fs::create_dir_all(repo.join(".git")).expect("git");
+    fs::create_dir_all(repo.join(".openviking")).expect("ov");
+    fs::write(
+        repo.join(".openviking/config.json"),
+        r#"{"peer":{"id":"github.com-acme-payroll"},"recall":{"peer_scope":"actor"}}"#,
+    )
+    .expect("w");
+    let (code, out) = doctor(tmp.path(), &repo, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("warn config:") && out.contains("cannot choose the peer"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("config peer: github.com-acme-payroll"),
+        "{out}"
+    );
+}
+
 /// Serves `n` requests: `/health` → 200, `/api/v1/system/status` → `status_code`.
 fn fake_server(status_code: u16, n: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");

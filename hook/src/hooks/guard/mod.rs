@@ -6,11 +6,14 @@
 //! `hooks.max_output_bytes`, lowered to the harness's own): the reason is cut to fit, and a
 //! denial that cannot fit at all is not printed (the harness would drop it anyway).
 
+use std::path::Path;
+
 use ov_engine::event::{Event, HookKind};
 use ov_journal::Durability;
 
 mod detect;
 
+use super::consent::Capture;
 use super::Invocation;
 
 /// The longest the guard waits for the journal's lock: the agent's tool call waits on it, and
@@ -25,12 +28,13 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     );
     let mut received = inv.received(HookKind::PreToolUse, false);
     received.denied_uri = denial.as_ref().map(|d| d.uri.clone());
-    // A held lock sends the event to a spill file the next writer ingests.
-    inv.open_journaling_within(
-        Event::HookReceived(received),
-        LOCK_WAIT,
-        Durability::Buffered,
-    );
+    let mut events = vec![Event::HookReceived(received)];
+    // One `stat` when nothing is paused; the project is looked up only when something is.
+    if let Some(scope) = inv.paused(|| ov_engine::config::project_slot(Path::new(&inv.cwd))) {
+        events.extend(inv.refusal(&Capture::Paused(scope)));
+    }
+    // A held lock sends the events to a spill file the next writer ingests.
+    inv.open_journaling_within(events, LOCK_WAIT, Durability::Buffered);
     let denial = denial?;
     let cap = inv.output_cap(&super::load_config(&inv.cwd));
     inv.harness.deny_output(&denial.reason, cap.bytes)
