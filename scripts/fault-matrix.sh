@@ -63,6 +63,7 @@ ROWS=(
   "server-html-200|basic|server-html@1-1"
   "server-redirect-307|basic|server-redirect@1-1"
   "payload-without-turn-id|basic|no-turn-id@1"
+  "plugin-disabled-for-a-turn|tools|hooks-off@1"
   "url-userinfo-key|basic|url-userinfo@0"
   "session-ids-sanitised-alike|test:|-p ovhook --test it -- --exact server_answers::ids_that_sanitise_alike_stay_distinct"
 )

@@ -194,3 +194,100 @@ fn a_recorded_claude_code_session_is_captured_exactly_once() {
         ) == 7
     );
 }
+
+/// The plugin is disabled for one `claude -p` invocation: Claude Code writes its turn to the
+/// transcript, no hook of ours runs. The next invocation's SessionStart (a resume, whose drain
+/// reads the transcript on) and a later `ovhook drain` send every other turn, never that one.
+#[test]
+fn a_turn_made_while_the_plugin_was_disabled_is_never_sent() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let mut env = Env::with_url(&url);
+    env.set("OPENVIKING_AUTO_RECALL", "0");
+    env.set("OPENVIKING_PROFILE_ENABLED", "0");
+    let sid = common::unique_session();
+    let cwd = env.home().join("work");
+    std::fs::create_dir_all(&cwd).expect("cwd");
+    let cwd = cwd.display().to_string();
+    let transcript = env
+        .home()
+        .join(".claude/projects")
+        .join(cwd.replace(|c: char| !c.is_ascii_alphanumeric(), "-"))
+        .join(format!("{sid}.jsonl"));
+    std::fs::create_dir_all(transcript.parent().expect("dir")).expect("mkdir");
+    let invocations = invocations(&sid, &cwd, &transcript.display().to_string());
+    let disabled = invocations
+        .iter()
+        .position(|inv| {
+            inv.hooks
+                .iter()
+                .any(|h| h["prompt"].as_str() == Some("next"))
+        })
+        .expect("the recording has a \"next\" turn");
+    for (n, inv) in invocations.iter().enumerate() {
+        for (i, payload) in inv.hooks.iter().enumerate() {
+            if i == 1 || (i == 0 && inv.hooks.len() == 1) {
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&transcript)
+                    .expect("transcript");
+                f.write_all(inv.transcript.as_bytes()).expect("append");
+            }
+            if n == disabled {
+                continue;
+            }
+            let event = payload["hook_event_name"].as_str().expect("event");
+            let out = env.run_with(
+                &["--harness", "claude-code", command_of(event)],
+                payload.to_string().as_bytes(),
+                &[("OVHOOK_NO_DETACH", "1")],
+            );
+            assert_eq!(out.status.code(), Some(0), "{event}");
+        }
+        common::wait_all_idle(&env);
+    }
+    env.drain();
+    common::wait_all_idle(&env);
+
+    let remote = ov_engine::ids::remote_session_id("cc-", &sid);
+    let held = common::client(&url)
+        .session_messages(&remote)
+        .expect("session messages");
+    let contents: Vec<String> = held
+        .iter()
+        .map(|m| {
+            m.content
+                .split(" [tool_result")
+                .next()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    for gone in ["next", "after failure"] {
+        assert!(
+            !contents.iter().any(|c| c == gone),
+            "{gone:?} was sent: {contents:?}"
+        );
+    }
+    for kept in [
+        "Please read my notes",
+        "this one fails",
+        "after compact prompt",
+        "after compact",
+    ] {
+        assert!(
+            contents.iter().any(|c| c == kept),
+            "{kept:?} missing: {contents:?}"
+        );
+    }
+    let state = env.state_of(&sid);
+    let skipped = state
+        .turns
+        .iter()
+        .filter(|(id, _)| state.consent_of(id) == Some(ov_engine::turnbook::Consent::NoHook))
+        .count();
+    assert_eq!(skipped, 1, "one turn no hook saw: {:?}", state.turns);
+    common::assert_settled(&env, &sid);
+}

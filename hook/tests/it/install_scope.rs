@@ -252,14 +252,16 @@ fn uninstall_removes_every_recorded_place_and_says_where_the_journals_are() {
         !env.agents_mcp().exists(),
         "install created it; uninstall removes it"
     );
-    // Nothing of ours is left but the journals.
+    // Nothing of ours is left but the journals and the record that the harnesses were
+    // uninstalled (their unsent work stays unsent until they are installed again).
     assert!(!env.manifest().exists());
     assert!(!state.join("ovhook.log").exists());
-    let left: Vec<String> = fs::read_dir(&state)
+    let mut left: Vec<String> = fs::read_dir(&state)
         .expect("state")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(left, ["journals"]);
+    left.sort();
+    assert_eq!(left, ["journals", "uninstalled"]);
     assert!(state.join("journals/sess_x/00000000.log").is_file());
     env.cmd(&["uninstall"])
         .assert()

@@ -11,6 +11,7 @@ mod claude_code_plugin;
 mod claude_code_plugin_tree;
 mod claude_code_support;
 mod common;
+mod consent;
 mod doctor;
 mod doctor_placement;
 mod drain;

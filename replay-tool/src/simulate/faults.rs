@@ -8,7 +8,7 @@
 //!        | "truncate@" N | "no-turn-id@" N | "stdin-open@" N | "lock-held@" N
 //!        | "flip-first@" N | "flip-mid@" N | "compact@" N | "flip-snapshot@" N
 //!        | "compact-race@" N | "fifo-rollout@" N | "huge-answer@" N
-//!        | "forge-frame@" N | "forge-header@" N
+//!        | "forge-frame@" N | "forge-header@" N | "hooks-off@" N
 //!        | "repo:" REPO "@0" | "url-userinfo@0"
 //! REPO  := config-stdout | config-tty | raise-limits | git-config-huge | git-origin-token
 //! POINT := after-stop-journaled | after-rollout-read | after-plan | after-request-sent
@@ -92,6 +92,9 @@ pub enum Fault {
     Repo(Repo),
     /// The server URL carries the API key in its userinfo (`http://KEY@host`).
     UrlUserinfo,
+    /// Turn N is played with ovhook disabled (the plugin turned off): its rollout lines are
+    /// written, none of its hooks runs. It must never reach the server.
+    HooksOff(usize),
 }
 
 /// A hostile repository as the working directory.
@@ -161,6 +164,7 @@ impl fmt::Display for Fault {
             Fault::ForgeHeader(n) => write!(f, "forge-header@{n}"),
             Fault::Repo(r) => write!(f, "repo:{}@0", r.name()),
             Fault::UrlUserinfo => write!(f, "url-userinfo@0"),
+            Fault::HooksOff(n) => write!(f, "hooks-off@{n}"),
         }
     }
 }
@@ -188,7 +192,12 @@ impl Faults {
 
     /// True when turn `n` gets no Stop.
     pub fn drop_stop(&self, n: usize) -> bool {
-        self.0.contains(&Fault::DropStop(n))
+        self.0.contains(&Fault::DropStop(n)) || self.hooks_off(n)
+    }
+
+    /// True when none of turn `n`'s hooks runs (ovhook disabled during it).
+    pub fn hooks_off(&self, n: usize) -> bool {
+        self.0.contains(&Fault::HooksOff(n))
     }
 
     /// How many times turn `n`'s Stop is delivered one after the other (1, or 2 with dup-stop).
@@ -313,6 +322,7 @@ impl Faults {
                 | Fault::HugeAnswer(n)
                 | Fault::ForgeFrame(n)
                 | Fault::ForgeHeader(n)
+                | Fault::HooksOff(n)
                 | Fault::Kill { turn: n, .. } => *n,
                 Fault::ServerDown(_, b)
                 | Fault::ServerSlow(_, b)
@@ -344,7 +354,7 @@ const GRAMMAR: &str = "expected one of drop-stop@N, dup-stop@N, late-stop@N, rac
 rotate@N, partial-line@N, kill:POINT@N, server-down@A-B, server-slow@A-B, server-html@A-B, \
 server-redirect@A-B, truncate@N, no-turn-id@N, stdin-open@N, lock-held@N, flip-first@N, \
 flip-mid@N, compact@N, flip-snapshot@N, compact-race@N, fifo-rollout@N, huge-answer@N, \
-forge-frame@N, forge-header@N, repo:KIND@0, url-userinfo@0";
+forge-frame@N, forge-header@N, hooks-off@N, repo:KIND@0, url-userinfo@0";
 
 fn parse_one(item: &str) -> Result<Fault, String> {
     let Some((name, at)) = item.rsplit_once('@') else {
@@ -401,6 +411,7 @@ fn parse_one(item: &str) -> Result<Fault, String> {
         "huge-answer" => Fault::HugeAnswer(turn(at, item)?),
         "forge-frame" => Fault::ForgeFrame(turn(at, item)?),
         "forge-header" => Fault::ForgeHeader(turn(at, item)?),
+        "hooks-off" => Fault::HooksOff(turn(at, item)?),
         "url-userinfo" => {
             turn(at, item)?;
             Fault::UrlUserinfo
@@ -481,6 +492,7 @@ mod tests {
             ("huge-answer@1", Fault::HugeAnswer(1)),
             ("forge-frame@1", Fault::ForgeFrame(1)),
             ("forge-header@2", Fault::ForgeHeader(2)),
+            ("hooks-off@2", Fault::HooksOff(2)),
             ("repo:config-stdout@0", Fault::Repo(Repo::ConfigStdout)),
             ("repo:git-origin-token@0", Fault::Repo(Repo::GitOriginToken)),
             ("url-userinfo@0", Fault::UrlUserinfo),

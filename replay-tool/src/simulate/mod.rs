@@ -223,7 +223,22 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     }
     workers::wait_idle(&state, timeout).context("could not wait for ovhook workers after drain")?;
 
-    let expected = expected_turns(&session);
+    // A turn none of whose hooks the playback fires is never sent (the engine's consent rule).
+    let expected: Vec<ExpectedTurn> = expected_turns(&session)
+        .into_iter()
+        .filter(|e| {
+            session
+                .turns
+                .iter()
+                .filter(|t| t.turn_id == e.turn_id)
+                .any(|t| {
+                    !faults.hooks_off(t.index)
+                        && (t.prompt.is_some()
+                            || t.tool_call_count() > 0
+                            || (t.complete && !faults.drop_stop(t.index)))
+                })
+        })
+        .collect();
     let leaked = repo::files_containing(&[&state, &logs], faults::PLANTED_SECRET);
     let (journal_damage, journal_damage_recorded) = captured::journal_damage(&state, &session_id);
     let damaging = faults.0.iter().any(|f| {

@@ -10,6 +10,7 @@
 //!     UserPromptSubmit(prompt)                       (when the turn has any user text)
 //!     for each line: append it (+ "\n"), then PreToolUse per response.toolCalls
 //!         (partial-line@N: the last line without "\n"; a recorded partial line as-is)
+//!     (hooks-off@N: no hook of the turn runs; its lines are written)
 //!     Stop (complete turns only):  drop-stop → none; late-stop → after turn N+1's Stop;
 //!         dup-stop → twice in a row; race-stop → 8 concurrent processes;
 //!         kill:POINT → with OVHOOK_FAILPOINT=POINT
@@ -232,7 +233,9 @@ impl Player {
             .trace_id
             .clone()
             .unwrap_or_else(|| turn.turn_id.clone());
-        if let Some(prompt) = &turn.prompt {
+        // hooks-off: ovhook is disabled for this turn; the agent writes its lines all the same.
+        let off = self.s.faults.hooks_off(turn.index);
+        if let Some(prompt) = turn.prompt.as_ref().filter(|_| !off) {
             let p = self.payload("UserPromptSubmit", turn, &trace, json!({"prompt": prompt}));
             let holder = if self.s.faults.has(&Fault::LockHeld(turn.index)) {
                 Some(journal_faults::hold_lock(&self.s.journal, LOCK_HELD)?)
@@ -254,7 +257,7 @@ impl Player {
             } else {
                 self.append(&line.raw, line.complete)?;
             }
-            for call in &line.tool_calls {
+            for call in line.tool_calls.iter().filter(|_| !off) {
                 let p = self.payload(
                     "PreToolUse",
                     turn,

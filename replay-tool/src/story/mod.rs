@@ -47,7 +47,8 @@ pub struct Step {
 /// Where the turn stands.
 #[derive(Debug, Clone, Serialize)]
 pub struct Verdict {
-    /// `on-server`, `waiting`, `in-doubt`, `set-aside`, `open`, `not-captured`, `unknown`.
+    /// `on-server`, `waiting`, `in-doubt`, `set-aside`, `open`, `not-captured`, `no-hook`,
+    /// `refused`, `forgotten`, `unknown`.
     pub kind: &'static str,
     /// Every message of the turn is acknowledged.
     pub on_server: bool,

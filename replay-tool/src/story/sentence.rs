@@ -363,6 +363,15 @@ pub(super) fn sentence(
             },
             if *cached { ", from the cache" } else { "" }
         )),
+        Event::CaptureRefused {
+            turn_id: Some(t),
+            reason,
+        } if t == turn_id => Some(format!(
+            "a hook did not capture this turn ({reason}): it is never sent"
+        )),
+        Event::Forgotten { turn_id: t, note } if t.as_deref().is_none_or(|t| t == turn_id) => {
+            Some(format!("forgotten by the user ({note}): it is never sent"))
+        }
         _ => None,
     }
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use ov_engine::projector::{MessageStatus, State};
 use ov_engine::turn::DedupKey;
+use ov_engine::turnbook::Consent;
 
 use super::{turn_keys, Step, Verdict};
 use crate::render::time;
@@ -24,6 +25,32 @@ pub(super) fn verdict(
         text,
     };
     if keys.is_empty() {
+        if state.forgotten_at_ms.is_some() {
+            return v(
+                "forgotten",
+                false,
+                "not sent: the user forgot this session (ovhook forget)".into(),
+            );
+        }
+        match state.consent_of(turn_id) {
+            Some(Consent::NoHook) => {
+                return v(
+                    "no-hook",
+                    false,
+                    "not sent: no hook of ours saw this turn (ovhook was disabled, uninstalled or \
+                     not installed when it was made)"
+                        .into(),
+                )
+            }
+            Some(Consent::Refused(reason)) => {
+                return v(
+                    "refused",
+                    false,
+                    format!("not sent: capture refused for this turn ({reason})"),
+                )
+            }
+            Some(Consent::Given) | None => {}
+        }
         let live = state.turns.get(turn_id);
         let booked = state
             .book

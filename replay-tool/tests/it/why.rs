@@ -315,3 +315,64 @@ fn why_shows_the_commits_trace_id() {
         "{out}"
     );
 }
+
+/// A turn the transcript holds and no hook of ours saw (the plugin was disabled): `why` says it
+/// is not sent and why; a refused turn and a forgotten session say theirs.
+#[test]
+fn why_a_turn_no_hook_saw_is_not_sent() {
+    use ov_engine::event::{Event, HookKind, HookReceived};
+    use ov_engine::turn::{RolloutChunk, TurnFragment};
+    let hook = |kind, turn: &str| {
+        Event::HookReceived(HookReceived {
+            kind: Some(kind),
+            harness: "zcode".into(),
+            session_id: Some("s".into()),
+            turn_id: Some(turn.into()),
+            prompt: (kind == HookKind::PromptSubmit).then(|| format!("prompt {turn}")),
+            response_text: (kind == HookKind::Stop).then(|| format!("answer {turn}")),
+            ..HookReceived::default()
+        })
+    };
+    let frag = |id: &str, superseded: bool| TurnFragment {
+        turn_id: id.into(),
+        prompt: Some(format!("prompt {id}")),
+        final_text: Some(format!("answer {id}")),
+        last_text: Some(format!("answer {id}")),
+        finished: true,
+        calls: 1,
+        superseded,
+        ..TurnFragment::default()
+    };
+    let (_tmp, j) = journal_of(vec![
+        hook(HookKind::PromptSubmit, "t1"),
+        hook(HookKind::Stop, "t1"),
+        hook(HookKind::PromptSubmit, "t3"),
+        Event::CaptureRefused {
+            turn_id: Some("t3".into()),
+            reason: "paused (global)".into(),
+        },
+        Event::RolloutRead {
+            path: "/r.jsonl".into(),
+            chunk: RolloutChunk {
+                start: 0,
+                end: 100,
+                file_len: 100,
+                fragments: vec![frag("t1", true), frag("t2", true), frag("t3", false)],
+                ..RolloutChunk::default()
+            },
+        },
+        Event::OpenTurnsClosed,
+    ]);
+    let (code, out, err) = crate::run(&["why", &j, "t2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("verdict: not sent: no hook of ours saw this turn"),
+        "{out}"
+    );
+    let (_, out, _) = crate::run(&["why", &j, "t3"]);
+    assert!(
+        out.contains("a hook did not capture this turn (paused (global))")
+            && out.contains("verdict: not sent: capture refused for this turn (paused (global))"),
+        "{out}"
+    );
+}
