@@ -691,6 +691,29 @@ mod tests {
         Ok(())
     }
 
+    /// The budgets come from the entries install wrote, which name its copy of the binary in
+    /// the home's stable folder (not the binary simulate was given).
+    #[test]
+    fn budgets_are_the_timeouts_install_wrote() -> anyhow::Result<()> {
+        let ovhook = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/ovhook");
+        if !ovhook.is_file() {
+            eprintln!("skipped: build ovhook first (cargo build -p ovhook)");
+            return Ok(());
+        }
+        let t = tempfile::tempdir()?;
+        let home = t.path().join("home");
+        std::fs::create_dir_all(&home)?;
+        let vars = base_env(&home, &t.path().join("state"), &t.path().join("tmp"));
+        let budgets = installed_budgets(&ovhook, &vars, t.path(), &home, &t.path().join("s"));
+        let events: Vec<&str> = budgets.keys().map(String::as_str).collect();
+        assert_eq!(
+            events,
+            ["PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]
+        );
+        assert!(budgets.values().all(|b| *b >= Duration::from_secs(1)));
+        Ok(())
+    }
+
     #[test]
     fn uuid_shape_and_uniqueness() -> anyhow::Result<()> {
         let a = fresh_uuid()?;
