@@ -120,8 +120,48 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     out.extend(agents::report(&ctx.home));
     let loaded = config::load(ctx);
     out.extend(config_checks(&loaded));
+    out.extend(consent_checks(&state, &loaded.config));
     out.extend(server_checks(&loaded.config));
     out.extend(journals::report(&state));
+    out
+}
+
+/// Whether capture is paused here (`ovhook pause`) and which harnesses were uninstalled (their
+/// unsent work is held): both keep turns from leaving, on purpose.
+fn consent_checks(state: &Path, cfg: &config::Config) -> Vec<Check> {
+    let mut out = Vec::new();
+    let paused = ov_engine::pause::list(state);
+    if !paused.is_empty() {
+        out.push(Check::new(
+            Level::Warn,
+            "capture paused",
+            format!(
+                "{} (turns made meanwhile are never sent; `ovhook status`, `ovhook resume`)",
+                paused.join(", ")
+            ),
+        ));
+    }
+    if let Some(scope) = ov_engine::pause::paused(state, "", || cfg.workspace.slot.clone()) {
+        out.push(Check::new(
+            Level::Warn,
+            "capture here",
+            format!("off: paused ({})", scope.describe()),
+        ));
+    }
+    for t in crate::install::target::targets() {
+        if crate::held::is_held(state, t.name()) {
+            out.push(Check::new(
+                Level::Warn,
+                "uninstalled",
+                format!(
+                    "{}: nothing of its sessions is sent (ovhook install --harness {} sends what \
+                     waits)",
+                    t.title(),
+                    t.name()
+                ),
+            ));
+        }
+    }
     out
 }
 

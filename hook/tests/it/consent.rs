@@ -88,6 +88,8 @@ fn turns_made_while_paused_are_never_sent_even_after_resume() {
         status.contains("capture: off") && status.contains("paused (global"),
         "{status}"
     );
+    let (_, doctor) = run(&env, &["doctor"]);
+    assert!(doctor.contains("warn capture paused: global"), "{doctor}");
     let t2 = Turn::new("private while paused");
     prompt(&mut s, &t2);
     stop(&s, &t2);
@@ -348,4 +350,32 @@ fn uninstall_keeps_pending_work_unsent_until_installed_again() {
         .events(&s.sid)
         .iter()
         .any(|e| matches!(&e.event, Event::HookReceived(h) if h.kind == Some(HookKind::Stop) && h.harness == "zcode")));
+}
+
+/// A turn made while capture was off (`capture.enabled` false) is refused by its hooks: once
+/// capture is back on, a drain reads the transcript past it and still never sends it. A
+/// PreToolUse while paused refuses its turn too.
+#[test]
+fn a_turn_made_with_capture_off_stays_unsent_once_capture_is_on() {
+    let env = Env::new();
+    let mut s = Session::new(&env);
+    let off = [("OVHOOK_NO_DETACH", "1"), ("OPENVIKING_AUTO_CAPTURE", "0")];
+    let t1 = s.turn("capture off", &off).clone();
+    let t2 = s.turn("capture on", &[("OVHOOK_NO_DETACH", "1")]).clone();
+    env.drain();
+    assert_eq!(planned_turns(&env, &s.sid), [t2.id.clone()]);
+    assert!(env.events(&s.sid).iter().any(|e| matches!(&e.event,
+        Event::CaptureRefused { turn_id, reason }
+            if turn_id.as_deref() == Some(t1.id.as_str()) && reason == "capture off")));
+
+    // PreToolUse, paused: its turn is refused (the guard's one `stat` found the pause).
+    run(&env, &["pause", "--session", &s.sid]);
+    let mut p = common::base_payload("PreToolUse", &s.sid, Some("turn_tool"), env.home());
+    p["toolName"] = serde_json::json!("Read");
+    p["toolInput"] = serde_json::json!({"file_path": "/etc/hostname"});
+    env.hook("pre-tool-use", &p);
+    run(&env, &["resume", "--session", &s.sid]);
+    assert!(env.events(&s.sid).iter().any(|e| matches!(&e.event,
+        Event::CaptureRefused { turn_id, reason }
+            if turn_id.as_deref() == Some("turn_tool") && reason.starts_with("paused (session"))));
 }
