@@ -10,7 +10,7 @@
 //!
 //! | piece | file | what it guarantees |
 //! |---|---|---|
-//! | format | `format.rs`, `FORMAT.md` | little-endian, self-validating frames, zero fill never parses, length capped before use |
+//! | format | `format.rs`, `FORMAT.md` | little-endian, self-validating frames whose checksums are keyed with a random per-segment salt (text inside a payload never verifies as a frame), zero fill never parses, length capped before use |
 //! | recovery | `recovery.rs`, `active.rs` | only a proven torn tail cut back to the last whole unit; damage kept in place and read around (resynchronisation) |
 //! | journal | `journal.rs` | appends under an exclusive `flock` with a bounded wait; batches whole or not at all |
 //! | writer | `writer.rs` | buffered bulk appends under one lock hold |

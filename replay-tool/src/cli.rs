@@ -23,7 +23,7 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Print every event of a journal, one per line.
     Dump(DumpArgs),
-    /// Check every frame of a journal; exit non-zero at the first bad one.
+    /// Check every frame of a journal; exit non-zero with every damaged range and torn tail found.
     Verify(VerifyArgs),
     /// Print the folded state of a journal (acknowledged keys, outbox, cursor, ...).
     State(JournalArgs),
@@ -111,7 +111,8 @@ pub struct DumpArgs {
 pub struct VerifyArgs {
     /// The journal directory (`<state root>/journals/<session>`).
     pub journal: PathBuf,
-    /// Cut a torn tail (an incomplete or corrupt last frame) instead of only reporting it.
+    /// Cut a torn tail (an interrupted append, proven by the bytes at the end of the newest
+    /// segment) instead of only reporting it. Damage is never cut.
     #[arg(long)]
     pub repair: bool,
     /// Print the result as JSON.

@@ -203,6 +203,7 @@ fn opts(recovery: RecoveryMode) -> Options {
         recovery,
         lock_timeout: LOCK_WAIT,
         create: false,
+        ..Options::default()
     }
 }
 
