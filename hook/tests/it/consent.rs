@@ -363,7 +363,7 @@ fn a_turn_made_with_capture_off_stays_unsent_once_capture_is_on() {
     let t1 = s.turn("capture off", &off).clone();
     let t2 = s.turn("capture on", &[("OVHOOK_NO_DETACH", "1")]).clone();
     env.drain();
-    assert_eq!(planned_turns(&env, &s.sid), [t2.id.clone()]);
+    assert_eq!(planned_turns(&env, &s.sid), [t2.id]);
     assert!(env.events(&s.sid).iter().any(|e| matches!(&e.event,
         Event::CaptureRefused { turn_id, reason }
             if turn_id.as_deref() == Some(t1.id.as_str()) && reason == "capture off")));
