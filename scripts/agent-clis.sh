@@ -6,6 +6,7 @@
 #   target/agents/qwen/bin/qwen        @qwen-code/qwen-code
 #   target/agents/codex/bin/codex      @openai/codex
 #   target/agents/copilot/bin/copilot  @github/copilot
+#   target/agents/gemini/bin/gemini    @google/gemini-cli
 #
 # Prints one line per agent. Without npm, says so and exits 0: the tests that need a CLI
 # then skip with their own message. AGENTS="qwen codex" installs a subset.
@@ -15,12 +16,13 @@ cd "$(dirname "$0")/.."
 QWEN_VERSION=0.24.4
 CODEX_VERSION=0.169.0
 COPILOT_VERSION=1.0.102
+GEMINI_VERSION=0.61.0
 
 ROOT=$PWD/target/agents
 mkdir -p "$ROOT"
 
 if ! command -v npm >/dev/null 2>&1; then
-  echo "agent-clis: npm not found; the real-CLI tests for qwen, codex and copilot will skip"
+  echo "agent-clis: npm not found; the real-CLI tests for qwen, codex, copilot and gemini will skip"
   exit 0
 fi
 
@@ -52,11 +54,12 @@ install_one() {
 }
 
 echo "agent-clis: free disk $(df -h . | awk 'NR==2 {print $4}')"
-for agent in ${AGENTS:-qwen codex copilot}; do
+for agent in ${AGENTS:-qwen codex copilot gemini}; do
   case $agent in
   qwen) install_one qwen @qwen-code/qwen-code "$QWEN_VERSION" qwen ;;
   codex) install_one codex @openai/codex "$CODEX_VERSION" codex ;;
   copilot) install_one copilot @github/copilot "$COPILOT_VERSION" copilot ;;
+  gemini) install_one gemini @google/gemini-cli "$GEMINI_VERSION" gemini ;;
   *) echo "agent-clis: unknown agent $agent" >&2; exit 2 ;;
   esac
 done

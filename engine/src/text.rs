@@ -4,7 +4,7 @@
 //!
 //! | function | removes | used |
 //! |---|---|---|
-//! | [`clean_injected`] | `<openviking-context …>…</openviking-context>`, `<relevant-memories>…</relevant-memories>`, `<system-reminder>…</system-reminder>`, then trims | on every prompt and answer, before keys are computed |
+//! | [`clean_injected`] | `<openviking-context …>…</openviking-context>`, `<relevant-memories>…</relevant-memories>`, `<system-reminder>…</system-reminder>`, Gemini CLI's `<hook_context>…</hook_context>` (also HTML-escaped, `&lt;hook_context&gt;…&lt;/hook_context&gt;`), then trims | on every prompt and answer, before keys are computed |
 //! | [`strip_private`] | `<private>…</private>` spans, an unclosed `<private>` to the end | at plan time, after the key is fixed |
 //! | [`truncate_chars`] | everything past `max` chars | at send time (`capture.max_length`) |
 //! | [`oversized::bounded`] | a whole text over [`oversized::MAX_MESSAGE_BYTES`], for its stand-in | where a text enters (rollout line, plan) |
@@ -29,7 +29,7 @@ struct Block {
 }
 
 /// The blocks removed by [`clean_injected`], in the anchor's order.
-const INJECTED: [Block; 3] = [
+const INJECTED: [Block; 5] = [
     Block {
         open: b"<openviking-context",
         attrs: true,
@@ -44,6 +44,17 @@ const INJECTED: [Block; 3] = [
         open: b"<system-reminder>",
         attrs: false,
         close: b"</system-reminder>",
+    },
+    // Gemini CLI wraps hook context in it (SessionStart's lands inside the prompt itself).
+    Block {
+        open: b"<hook_context>",
+        attrs: false,
+        close: b"</hook_context>",
+    },
+    Block {
+        open: b"&lt;hook_context&gt;",
+        attrs: false,
+        close: b"&lt;/hook_context&gt;",
     },
 ];
 
@@ -112,7 +123,7 @@ fn remove_blocks(s: &str, block: &Block) -> Option<String> {
 }
 
 /// Removes injected context blocks (OpenViking recall and profile blocks, ZCode's
-/// `<system-reminder>`s), then trims. Surrounding spaces are kept, so
+/// `<system-reminder>`s, Gemini CLI's `<hook_context>`s), then trims. Surrounding spaces are kept, so
 /// `"a <system-reminder>x</system-reminder> b"` becomes `"a  b"`.
 pub fn clean_injected(s: &str) -> String {
     let mut cur: Option<String> = None;
@@ -197,6 +208,11 @@ mod tests {
         "<openviking-contextual>x</openviking-context>"
     )]
     #[case::bare_ov("<openviking-context>x</openviking-context>ok", "ok")]
+    #[case::gemini_session_start(
+        "<hook_context>&lt;openviking-context&gt;p&lt;/openviking-context&gt;</hook_context>\n\nyes\n<hook_context>r</hook_context>",
+        "yes"
+    )]
+    #[case::gemini_escaped("&lt;hook_context&gt;x&lt;/hook_context&gt;ok", "ok")]
     #[case::utf8("é<system-reminder>ü</system-reminder>ß", "éß")]
     #[case::all_three("<openviking-context s=\"p\"><relevant-memories>r</relevant-memories></openviking-context> <system-reminder>s</system-reminder>", "")]
     fn clean(#[case] input: &str, #[case] want: &str) {

@@ -8,6 +8,11 @@ Binds 127.0.0.1 only and prints "LISTENING <port>" once bound (port 0 picks a fr
 Endpoints
     POST /v1/chat/completions   Chat Completions; SSE when body.stream is true (Qwen Code, Copilot CLI)
     POST /v1/responses          Responses API; SSE when body.stream is true (Codex CLI)
+    POST /v1beta/models/<model>:streamGenerateContent?alt=sse
+                                Gemini API, SSE (Gemini CLI)
+    POST /v1beta/models/<model>:generateContent
+                                Gemini API, one JSON answer (Gemini CLI's routing side call:
+                                a JSON schema answer, {"complexity_reasoning", "complexity_score"})
     GET  /v1/models             one model per id the script names, plus "fake-model"
     anything else               logged; GET -> 200 {}, POST -> 404 with an OpenAI-style error
 
@@ -288,6 +293,84 @@ def responses_events(answer, model):
     return events, done
 
 
+# --- Gemini API --------------------------------------------------------------------------
+
+def gemini_view(body):
+    """(prompt, tool names, tool result or None) of a Gemini generateContent request, by the
+    same rules as chat_view: the prompt is the text of every user content since the last
+    model content without a functionCall; the tool result is the last functionResponse when
+    nothing but user contents follow it."""
+    contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
+    names = set()
+    for t in body.get("tools") or []:
+        for fd in (t.get("functionDeclarations") or []) if isinstance(t, dict) else []:
+            if isinstance(fd, dict) and fd.get("name"):
+                names.add(fd["name"])
+
+    def parts(c):
+        return [p for p in c.get("parts") or [] if isinstance(p, dict)]
+
+    start = 0
+    for i, c in enumerate(contents):
+        if c.get("role") == "model" and not any("functionCall" in p for p in parts(c)):
+            start = i + 1
+    users = []
+    for c in contents[start:]:
+        if c.get("role") == "user":
+            text = "\n".join(p["text"] for p in parts(c) if isinstance(p.get("text"), str))
+            if text:
+                users.append(text)
+    prompt = "\n".join(users) if users else None
+    result = None
+    for c in reversed(contents):
+        responses = [p["functionResponse"] for p in parts(c) if isinstance(p.get("functionResponse"), dict)]
+        if responses:
+            out = responses[-1].get("response")
+            if isinstance(out, dict) and "output" in out:
+                out = out["output"]
+            elif isinstance(out, dict) and "error" in out:
+                out = out["error"]
+            result = out if isinstance(out, str) else json.dumps(out)
+            break
+        if c.get("role") != "user":
+            break
+    return prompt, names, result
+
+
+def gemini_chunks(answer, model):
+    """The SSE chunks of a streamGenerateContent answer: the text in 40-char pieces, then the
+    function call, the last chunk with finishReason STOP and usage."""
+    pieces = []
+    for p in answer["parts"]:
+        for j in range(0, max(len(p), 1), 40):
+            pieces.append({"text": p[j:j + 40]})
+    tc = answer["tool_call"]
+    if tc:
+        pieces.append({"functionCall": {"name": tc["name"], "args": json.loads(tc["arguments"])}})
+    out = []
+    for i, part in enumerate(pieces or [{"text": ""}]):
+        cand = {"content": {"role": "model", "parts": [part]}, "index": 0}
+        chunk = {"candidates": [cand], "modelVersion": model, "responseId": "r" + uuid.uuid4().hex[:12]}
+        if i == len(pieces or [None]) - 1:
+            cand["finishReason"] = "STOP"
+            chunk["usageMetadata"] = {"promptTokenCount": 100, "candidatesTokenCount": 20,
+                                      "totalTokenCount": 120}
+        out.append(chunk)
+    return out
+
+
+def gemini_side(body, script):
+    """A generateContent answer without tools: the routing call's JSON, or side_text."""
+    cfg = body.get("generationConfig") or {}
+    if cfg.get("responseMimeType") == "application/json":
+        text = json.dumps({"complexity_reasoning": "a scripted turn", "complexity_score": 10})
+    else:
+        text = script.get("side_text", "Side answer")
+    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
+
+
 # --- HTTP --------------------------------------------------------------------------------
 
 class Handler(BaseHTTPRequestHandler):
@@ -341,6 +424,8 @@ class Handler(BaseHTTPRequestHandler):
         script = load_script()
         if script.get("delay_s"):
             time.sleep(float(script["delay_s"]))
+        if isinstance(body, dict) and path.endswith((":streamGenerateContent", ":generateContent")):
+            return self._gemini_post(path, body, entry, script)
         if not isinstance(body, dict) or not path.endswith(("/chat/completions", "/responses")):
             entry["answer"] = "404"
             log(entry)
@@ -376,6 +461,45 @@ class Handler(BaseHTTPRequestHandler):
         for c in chat_chunks(answer, model, include_usage):
             self._sse(json.dumps(c))
         self._sse("[DONE]")
+
+
+    def _gemini_post(self, path, body, entry, script):
+            model = path.rsplit("/", 1)[-1].split(":")[0]
+            prompt, names, result = gemini_view(body)
+            if not names:
+                side = gemini_side(body, script)
+                entry["prompt"] = prompt
+                entry["answer"] = {"label": "side", "text": side["candidates"][0]["content"]["parts"][0]["text"],
+                                   "parts": [], "tool_call": None}
+                log(entry)
+                if path.endswith(":streamGenerateContent"):
+                    self._start_sse()
+                    self._sse(json.dumps(side))
+                    return
+                return self._send_json(200, side)
+            rule = pick_rule(script, prompt)
+            if rule.get("fail"):
+                entry["prompt"] = prompt
+                entry["answer"] = {"label": "fail-%s" % rule["fail"], "text": "", "parts": [], "tool_call": None}
+                log(entry)
+                return self._send_json(int(rule["fail"]), {"error": {
+                    "code": int(rule["fail"]), "message": "fake server: scripted failure", "status": "INTERNAL"}})
+            answer = decide(script, prompt, names, result)
+            entry["prompt"] = prompt
+            entry["answer"] = {"label": answer["label"], "text": "".join(answer["parts"]),
+                               "parts": answer["parts"], "tool_call": answer["tool_call"]}
+            log(entry)
+            chunks = gemini_chunks(answer, model)
+            if not path.endswith(":streamGenerateContent"):
+                merged = {"candidates": [{"content": {"role": "model", "parts": [
+                    p for c in chunks for p in c["candidates"][0]["content"]["parts"]]},
+                    "finishReason": "STOP", "index": 0}], "usageMetadata": chunks[-1].get("usageMetadata")}
+                return self._send_json(200, merged)
+            self._start_sse()
+            for c in chunks:
+                # The Gemini API ends each event with CRLF CRLF.
+                self.wfile.write(("data: %s\r\n\r\n" % json.dumps(c)).encode())
+                self.wfile.flush()
 
 
 def main():

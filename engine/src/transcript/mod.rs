@@ -6,4 +6,5 @@
 
 pub mod claude_code;
 pub mod copilot;
+pub mod gemini;
 pub mod tail;

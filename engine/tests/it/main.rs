@@ -23,6 +23,7 @@ mod released_journals;
 mod rollout;
 mod store_laws;
 mod transcript_copilot;
+mod transcript_gemini;
 mod turnbook;
 
 /// Every file in `tests/it` is a declared module, and nothing is left in `tests/` itself.

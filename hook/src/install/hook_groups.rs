@@ -15,9 +15,15 @@
 //! `command` is run by a shell: ours is `'<exe>' --harness <name> <subcommand>`, the path
 //! single-quoted (a `'` in it written `'\''`).
 //!
+//! Gemini CLI (`~/.gemini/settings.json`) has the same shape with its own entry fields
+//! ([`EntryStyle::Gemini`]): `timeout` in milliseconds, no `statusMessage` (our status line
+//! goes to `description`, and `name` names the entry), and `hooks` also holds its settings
+//! `enabled`, `disabled` and `notifications`, which are no events.
+//!
 //! # Design: which entries are ours
 //!
-//! An entry is ours when its `statusMessage` starts with `openviking-memory:` or its
+//! An entry is ours when its status line (`statusMessage`, Gemini: `description`) starts
+//! with `openviking-memory:` or its
 //! command runs a binary named `ovhook` with `--harness <this harness>`; entries of
 //! OpenViking's Node plugins are recognised as for ZCode and replaced. Ours are removed
 //! entry by entry (foreign entries in a shared group stay); a group left empty is dropped,
@@ -95,6 +101,53 @@ pub const fn claude_shape_hooks(
     ]
 }
 
+/// How an agent spells one hook entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryStyle {
+    /// Claude Code's (and Qwen Code's, Codex's): `timeout` in seconds, `statusMessage`.
+    Claude,
+    /// Gemini CLI's: `timeout` in milliseconds, `name` and `description` (its schema has no
+    /// `statusMessage`); `hooks.enabled`, `hooks.disabled` and `hooks.notifications` are
+    /// settings, not events.
+    Gemini,
+}
+
+impl EntryStyle {
+    /// The key holding our status line.
+    fn status_key(self) -> &'static str {
+        match self {
+            EntryStyle::Claude => "statusMessage",
+            EntryStyle::Gemini => "description",
+        }
+    }
+
+    /// Keys of `hooks` that are no event.
+    fn settings_keys(self) -> &'static [&'static str] {
+        match self {
+            EntryStyle::Claude => &[],
+            EntryStyle::Gemini => &["enabled", "disabled", "notifications"],
+        }
+    }
+
+    fn entry(self, command: String, spec: &HookSpec) -> Value {
+        match self {
+            EntryStyle::Claude => json!({
+                "type": "command",
+                "command": command,
+                "timeout": spec.timeout_s,
+                "statusMessage": spec.status,
+            }),
+            EntryStyle::Gemini => json!({
+                "type": "command",
+                "name": format!("openviking-memory-{}", spec.sub),
+                "command": command,
+                "timeout": spec.timeout_s.saturating_mul(1000),
+                "description": spec.status,
+            }),
+        }
+    }
+}
+
 /// A settings file holding hooks in Claude Code's shape (and, optionally, MCP servers).
 #[derive(Debug)]
 pub struct HookGroupsFile {
@@ -109,6 +162,8 @@ pub struct HookGroupsFile {
     /// A top-level key that, when `true`, turns every hook in the file off
     /// (`disableAllHooks` in Claude Code).
     pub disable_all_key: Option<&'static str>,
+    /// How the agent spells an entry.
+    pub style: EntryStyle,
 }
 
 /// `s` quoted for a POSIX shell.
@@ -150,7 +205,7 @@ impl HookGroupsFile {
     /// An entry written by ovhook for this harness.
     pub fn is_ours(&self, entry: &Value) -> bool {
         if entry
-            .get("statusMessage")
+            .get(self.style.status_key())
             .and_then(Value::as_str)
             .is_some_and(|s| s.starts_with(STATUS_PREFIX))
         {
@@ -167,11 +222,13 @@ impl HookGroupsFile {
     }
 
     fn entries<'a>(&self, root: &'a Map<String, Value>) -> impl Iterator<Item = &'a Value> + 'a {
+        let settings = self.style.settings_keys();
         root.get("hooks")
             .and_then(Value::as_object)
             .into_iter()
-            .flat_map(|events| events.values())
-            .filter_map(Value::as_array)
+            .flat_map(|events| events.iter())
+            .filter(move |(k, _)| !settings.contains(&k.as_str()))
+            .filter_map(|(_, groups)| groups.as_array())
             .flatten()
             .filter_map(|g| g.get("hooks").and_then(Value::as_array))
             .flatten()
@@ -206,13 +263,19 @@ impl HookGroupsFile {
         let Some(Value::Object(events)) = root.get_mut("hooks") else {
             return 0;
         };
+        let settings = self.style.settings_keys();
         let mut removed = 0;
-        for groups in events.values_mut() {
+        for (event, groups) in events.iter_mut() {
+            if settings.contains(&event.as_str()) {
+                continue;
+            }
             if let Value::Array(list) = groups {
                 removed += self.remove_from(list).0;
             }
         }
-        events.retain(|_, g| !matches!(g, Value::Array(l) if l.is_empty()));
+        events.retain(|k, g| {
+            settings.contains(&k.as_str()) || !matches!(g, Value::Array(l) if l.is_empty())
+        });
         if events.is_empty() {
             root.remove("hooks");
         }
@@ -228,12 +291,7 @@ impl HookGroupsFile {
             }
             group.insert(
                 "hooks".into(),
-                json!([{
-                    "type": "command",
-                    "command": self.command(exe, spec.sub),
-                    "timeout": spec.timeout_s,
-                    "statusMessage": spec.status,
-                }]),
+                json!([self.style.entry(self.command(exe, spec.sub), spec)]),
             );
             let groups = events
                 .entry(spec.event)
@@ -260,6 +318,9 @@ impl PlaceFormat for HookGroupsFile {
                 bail!("\"hooks\" is not an object");
             };
             for (name, groups) in events {
+                if self.style.settings_keys().contains(&name.as_str()) {
+                    continue;
+                }
                 let Value::Array(groups) = groups else {
                     bail!("\"hooks.{name}\" is not a list");
                 };
@@ -311,13 +372,22 @@ impl PlaceFormat for HookGroupsFile {
     }
 
     fn warnings(&self, root: &Map<String, Value>, path: &Path) -> Vec<String> {
-        match self.disable_all_key {
-            Some(key) if root.get(key) == Some(&Value::Bool(true)) => vec![format!(
-                "{}: \"{key}\" is true: {} runs no hooks, ovhook's included",
+        let off = match self.disable_all_key {
+            Some(key) if root.get(key) == Some(&Value::Bool(true)) => {
+                Some(format!("\"{key}\" is true"))
+            }
+            _ => None,
+        };
+        let gemini_off = self.style == EntryStyle::Gemini
+            && root.get("hooks").and_then(|h| h.get("enabled")) == Some(&Value::Bool(false));
+        let off = off.or_else(|| gemini_off.then(|| "\"hooks.enabled\" is false".to_owned()));
+        match off {
+            Some(why) => vec![format!(
+                "{}: {why}: {} runs no hooks, ovhook's included",
                 path.display(),
                 self.describe
             )],
-            _ => Vec::new(),
+            None => Vec::new(),
         }
     }
 }
@@ -352,6 +422,7 @@ mod tests {
         hooks: &SPECS,
         mcp: None,
         disable_all_key: Some("disableAllHooks"),
+        style: EntryStyle::Claude,
     };
 
     #[test]

@@ -171,13 +171,14 @@ pub trait InstallTarget: Sync {
 }
 
 /// Every harness ovhook installs into; the first is the default.
-pub fn targets() -> [&'static dyn InstallTarget; 5] {
+pub fn targets() -> [&'static dyn InstallTarget; 6] {
     [
         &crate::harness::zcode::install_target::ZCODE,
         &crate::harness::claude_code::install_target::CLAUDE_CODE,
         &crate::harness::qwen::install_target::QWEN,
         &crate::harness::codex::install_target::CODEX,
         &crate::harness::copilot::install_target::COPILOT,
+        &crate::harness::gemini::install_target::GEMINI,
     ]
 }
 

@@ -1,6 +1,7 @@
-//! The real Qwen Code, Codex and GitHub Copilot CLIs (pinned, cached under `target/agents`
-//! by `scripts/agent-clis.sh`) run headless and offline against the scripted model server
-//! (`testdata/agents/fake_openai.py`), with ovhook installed by
+//! The real Qwen Code, Codex, GitHub Copilot and Gemini CLIs (pinned, cached under
+//! `target/agents` by `scripts/agent-clis.sh`) run headless and offline against the scripted
+//! model server (`testdata/agents/fake_openai.py`, which also speaks the Gemini API), with
+//! ovhook installed by
 //! `ovhook install --harness <name>` into a temporary HOME, and the real OpenViking server.
 //!
 //! Per agent, four turns, each its own CLI invocation (the later ones resume the session):
@@ -11,7 +12,9 @@
 //! and its whole final answer; no worker of ours is left running.
 //!
 //! Nothing bypasses an agent's own checks: Codex runs our hooks because the install recorded the
-//! user's trust (`--trust`), as Codex's `/hooks` screen would.
+//! user's trust (`--trust`), as Codex's `/hooks` screen would; Gemini runs them because the
+//! project folder is trusted in `~/.gemini/trustedFolders.json`, as its folder-trust prompt
+//! records it.
 //!
 //! A CLI that is not installed fails its test unless `OVHOOK_SKIP_CLI_TESTS=1`.
 
@@ -84,6 +87,11 @@ impl ModelServer {
 
     fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// The Gemini API's base (the SDK adds `/v1beta/models/…`).
+    fn gemini_base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
     }
 
     fn requests(&self) -> Vec<Value> {
@@ -167,6 +175,10 @@ impl Agent {
             "codex" => {
                 cmd.env("FAKE_MODEL_API_KEY", "test");
             }
+            "gemini" => {
+                cmd.env("GOOGLE_GEMINI_BASE_URL", model.gemini_base_url())
+                    .env("GEMINI_API_KEY", "test");
+            }
             _ => {
                 cmd.env("COPILOT_OFFLINE", "true")
                     .env("COPILOT_PROVIDER_BASE_URL", model.base_url())
@@ -203,6 +215,12 @@ impl Agent {
                     cmd.args(["resume", s]);
                 }
                 cmd.arg(prompt);
+            }
+            "gemini" => {
+                cmd.args(["-p", prompt, "--yolo", "-o", "json"]);
+                if let Some(s) = session {
+                    cmd.args(["--resume", s]);
+                }
             }
             _ => {
                 cmd.args(["-p", prompt, "--allow-all-tools"]);
@@ -249,6 +267,10 @@ impl Agent {
                     .expect("session_id")
                     .to_owned()
             }
+            "gemini" => serde_json::from_str::<Value>(&stdout)
+                .ok()
+                .and_then(|v| v["session_id"].as_str().map(str::to_owned))
+                .unwrap_or_else(|| panic!("no session_id in gemini's output: {stdout}")),
             "codex" => stdout
                 .lines()
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -311,6 +333,23 @@ impl Agent {
             )
             .expect("config.toml");
         }
+        if self.name == "gemini" {
+            // The user's own settings: an API key as the auth type (the base URL alone selects
+            // a gateway, which `-p` refuses), and the project folder trusted as Gemini's
+            // folder-trust prompt records it.
+            let gemini = env.home().join(".gemini");
+            std::fs::create_dir_all(&gemini).expect(".gemini");
+            std::fs::write(
+                gemini.join("settings.json"),
+                json!({"security": {"auth": {"selectedType": "gemini-api-key"}}}).to_string(),
+            )
+            .expect("settings.json");
+            std::fs::write(
+                gemini.join("trustedFolders.json"),
+                json!({ work.display().to_string(): "TRUST_FOLDER" }).to_string(),
+            )
+            .expect("trustedFolders.json");
+        }
 
         // Installed as a user would: for Codex, consenting to trust our hooks (Codex runs no
         // untrusted hook and says nothing), never bypassing Codex's trust check.
@@ -339,8 +378,12 @@ impl Agent {
         }
         let sid = session.expect("session id");
 
-        // Recall: the seeded memory reached the model in the first turn's first request.
-        let first = per_turn[0].first().expect("a model request in turn 1");
+        // Recall: the seeded memory reached the model in the first turn's first request (side
+        // calls without tools, like Gemini's routing call, are not the turn's).
+        let first = per_turn[0]
+            .iter()
+            .find(|r| r["answer"]["label"] != "side")
+            .expect("a model request in turn 1");
         assert!(
             first["body"].to_string().contains(&marker),
             "the recalled memory did not reach the model; log:\n{}",
@@ -446,6 +489,17 @@ fn copilot_real_cli() {
         prefix: "gh-",
         read: |p| json!({"name": "view", "arguments": {"path": p}}),
         viking: json!({"name": "view", "arguments": {"path": "viking://user/memories/profile.md"}}),
+    }
+    .run_test();
+}
+
+#[test]
+fn gemini_cli_real_cli() {
+    Agent {
+        name: "gemini",
+        prefix: "gm-",
+        read: |p| json!({"name": "read_file", "arguments": {"file_path": p}}),
+        viking: json!({"name": "read_file", "arguments": {"file_path": "viking://user/memories/profile.md"}}),
     }
     .run_test();
 }

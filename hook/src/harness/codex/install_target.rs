@@ -13,7 +13,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::hook_groups::{claude_shape_hooks, shell_quote, HookGroupsFile, HookSpec};
+use crate::install::hook_groups::{
+    claude_shape_hooks, shell_quote, EntryStyle, HookGroupsFile, HookSpec,
+};
 use crate::install::target::{InstallTarget, Parts, Place, Scope};
 use crate::install::trust::HookTrust;
 
@@ -28,6 +30,7 @@ pub static CODEX_HOOKS: HookGroupsFile = HookGroupsFile {
     hooks: &HOOKS,
     mcp: None,
     disable_all_key: None,
+    style: EntryStyle::Claude,
 };
 
 /// Codex's home: `$CODEX_HOME`, else `~/.codex`.

@@ -1,0 +1,228 @@
+//! Incremental, bounded-memory reading of Gemini CLI's session file into a [`RolloutChunk`].
+
+use std::io;
+use std::path::Path;
+
+use crate::transcript::tail::{io_context, Tail};
+use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
+
+use super::line::{parse_entry, AnswerLine, Entry};
+
+/// A turn's messages within one range. Each model call collapses into the answer fields at
+/// once: memory per turn is its prompt and two texts.
+struct Acc {
+    turn_id: String,
+    prompt: Option<String>,
+    /// The id and text of the latest model call without tool calls.
+    final_text: Option<(String, String)>,
+    last_text: Option<String>,
+    calls: u32,
+    last_call: Option<String>,
+}
+
+impl Acc {
+    fn new(turn_id: String) -> Acc {
+        Acc {
+            turn_id,
+            prompt: None,
+            final_text: None,
+            last_text: None,
+            calls: 0,
+            last_call: None,
+        }
+    }
+
+    fn add(&mut self, line: AnswerLine) {
+        if self.last_call.as_deref() != Some(line.id.as_str()) {
+            self.calls = self.calls.saturating_add(1);
+        }
+        if line.tool_calls {
+            // The same record rewritten with its tool calls: its text was no final answer.
+            if self
+                .final_text
+                .as_ref()
+                .is_some_and(|(id, _)| *id == line.id)
+            {
+                self.final_text = None;
+            }
+        } else if !line.text.trim().is_empty() {
+            self.final_text = Some((line.id.clone(), line.text.trim().to_owned()));
+        }
+        if !line.text.trim().is_empty() {
+            self.last_text = Some(line.text.trim().to_owned());
+        }
+        self.last_call = Some(line.id);
+    }
+
+    fn into_fragment(self, superseded: bool) -> TurnFragment {
+        TurnFragment {
+            finished: self.final_text.is_some(),
+            turn_id: self.turn_id,
+            // Texts over the message limit travel as their stand-ins.
+            prompt: self.prompt.map(crate::text::oversized::bounded),
+            final_text: self
+                .final_text
+                .map(|(_, t)| crate::text::oversized::bounded(t)),
+            last_text: self.last_text.map(crate::text::oversized::bounded),
+            calls: self.calls,
+            superseded,
+            ..TurnFragment::default()
+        }
+    }
+}
+
+/// Reads the complete lines of the session file at `path` past the saved position.
+///
+/// * `None` when the file does not exist.
+/// * `resume = Some((identity, offset))` continues at `offset` when the file still has
+///   that identity and is at least `offset` long; otherwise the file is read from 0 and
+///   the chunk says `rescanned: true`.
+/// * A model call belongs to the latest prompt before it; when the range starts with model
+///   calls, their prompt is looked up before the range ([`prompt_before`]) and the turn
+///   appears with `prompt: None` (it merges with the fragment that had the prompt).
+/// * Only newline-terminated lines are consumed; memory is bounded by the longest line
+///   and each turn's prompt and answer.
+pub fn read_chunk(
+    path: &Path,
+    resume: Option<(FileIdentity, u64)>,
+) -> io::Result<Option<RolloutChunk>> {
+    let Some(mut tail) = Tail::open(path, resume)? else {
+        return Ok(None);
+    };
+    let start = tail.chunk.start;
+    let mut accs: Vec<Acc> = Vec::new();
+    let mut skipped = 0u32;
+    let mut bad = 0u32;
+    // Looked up at most once: the prompt of the turn running when the range began.
+    let mut before: Option<Option<String>> = None;
+    while let Some((at, body)) = tail.next_line()? {
+        if body.is_empty() {
+            skipped += 1;
+            continue;
+        }
+        let entry = match parse_entry(body) {
+            Ok(e) => e,
+            Err(e) => {
+                log::debug!("transcript {}: bad line at byte {at}: {e}", path.display());
+                bad += 1;
+                continue;
+            }
+        };
+        match entry {
+            Entry::Prompt { id, text } => {
+                // A prompt id seen again (a rescan's repeat) is the same turn.
+                let i = match accs.iter().rposition(|a| a.turn_id == id) {
+                    Some(i) => i,
+                    None => {
+                        accs.push(Acc::new(id));
+                        accs.len() - 1
+                    }
+                };
+                if let Some(acc) = accs.get_mut(i) {
+                    acc.prompt.get_or_insert(text);
+                }
+                // The turn moves to the end: the latest prompt is the running turn.
+                if i + 1 != accs.len() {
+                    let acc = accs.remove(i);
+                    accs.push(acc);
+                }
+            }
+            Entry::Answer(a) => {
+                if accs.is_empty() {
+                    let turn = match &before {
+                        Some(t) => t.clone(),
+                        None => {
+                            let t = prompt_before(path, start)?;
+                            before = Some(t.clone());
+                            t
+                        }
+                    };
+                    match turn {
+                        Some(id) => accs.push(Acc::new(id)),
+                        None => {
+                            skipped += 1;
+                            continue;
+                        }
+                    }
+                }
+                if let Some(acc) = accs.last_mut() {
+                    acc.add(a);
+                }
+            }
+            Entry::Skip => skipped += 1,
+        }
+    }
+    let mut chunk = tail.chunk;
+    chunk.skipped_lines = chunk.skipped_lines.saturating_add(skipped);
+    chunk.bad_lines = chunk.bad_lines.saturating_add(bad);
+    let n = accs.len();
+    chunk.fragments = accs
+        .into_iter()
+        .enumerate()
+        .map(|(i, acc)| acc.into_fragment(i + 1 != n))
+        .collect();
+    Ok(Some(chunk))
+}
+
+/// Longest stretch of the file searched backwards for a prompt.
+const PROMPT_SEARCH_MAX: u64 = 8 << 20;
+
+/// The `id` of the last user prompt in the session file at `path`: the turn Gemini CLI's
+/// AfterAgent closes (its final answer is written before the hook fires) and BeforeTool runs
+/// in. `None` when the file is missing or holds no prompt in its last 8 MiB.
+pub fn latest_prompt_id(path: &Path) -> io::Result<Option<String>> {
+    prompt_before(path, u64::MAX)
+}
+
+/// The `id` of the last user prompt that ends at or before byte `end`, searched backwards
+/// through at most the 8 MiB before it, 64 KiB first and doubling; `None` when there is
+/// none there or the file is missing.
+pub fn prompt_before(path: &Path, end: u64) -> io::Result<Option<String>> {
+    use std::io::{Read, Seek, SeekFrom};
+    // Only a regular file: a FIFO or a device at the payload's path is an error, never a wait
+    // (this runs in a hook).
+    let mut file = match crate::regular_file::open_stream(path) {
+        Ok(Some(f)) => f,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(io_context(path, 0)(e)),
+    };
+    let len = file.metadata().map_err(io_context(path, 0))?.len();
+    let end = end.min(len);
+    let mut window: u64 = 64 << 10;
+    loop {
+        let start = end.saturating_sub(window);
+        file.seek(SeekFrom::Start(start))
+            .map_err(io_context(path, start))?;
+        let mut buf = Vec::with_capacity(usize::try_from(end - start).unwrap_or(0));
+        file.by_ref()
+            .take(end - start)
+            .read_to_end(&mut buf)
+            .map_err(io_context(path, start))?;
+        // Whole lines only: the window's first line is cut unless it starts the file, and a
+        // last line without its newline is still being written.
+        let whole = if start == 0 {
+            buf.as_slice()
+        } else {
+            memchr::memchr(b'\n', &buf).map_or(&[][..], |i| buf.get(i + 1..).unwrap_or_default())
+        };
+        let whole = match memchr::memrchr(b'\n', whole) {
+            Some(i) => whole.get(..i).unwrap_or_default(),
+            None => &[][..],
+        };
+        for line in whole.rsplit(|b| *b == b'\n') {
+            // Only lines that may be a user message are parsed.
+            let may_be = memchr::memmem::find(line, b"\"user\"").is_some()
+                || memchr::memmem::find(line, b"\\u").is_some();
+            if !may_be {
+                continue;
+            }
+            if let Ok(Entry::Prompt { id, .. }) = parse_entry(line.trim_ascii()) {
+                return Ok(Some(id));
+            }
+        }
+        if start == 0 || window >= PROMPT_SEARCH_MAX {
+            return Ok(None);
+        }
+        window = window.saturating_mul(2);
+    }
+}
