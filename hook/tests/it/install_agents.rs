@@ -1,4 +1,4 @@
-//! `ovhook install --harness qwen|codex|copilot` and `uninstall` on a temporary HOME: our
+//! `ovhook install --harness qwen|codex|copilot|gemini` and `uninstall` on a temporary HOME: our
 //! entries go into each agent's own files next to foreign ones, a re-install rewrites
 //! nothing, uninstall leaves the user's files as they were, a malformed file is refused
 //! untouched, and doctor reports the install.
@@ -69,6 +69,18 @@ fn cases() -> Vec<Case> {
             ],
             ".copilot/settings.json",
             "/hooks/agentStop/1/bash",
+        ),
+        (
+            "gemini",
+            vec![(
+                ".gemini/settings.json",
+                json!({"security": {"auth": {"selectedType": "gemini-api-key"}},
+                       "hooks": {"disabled": ["old-hook"],
+                                 "AfterAgent": [{"hooks": [{"type": "command", "command": "notify-send done", "timeout": 5000}]}]},
+                       "mcpServers": {"other": {"command": "other-mcp"}}}),
+            )],
+            ".gemini/settings.json",
+            "/hooks/AfterAgent/1/hooks/0/command",
         ),
     ]
 }
@@ -142,6 +154,7 @@ fn a_malformed_file_is_refused_and_left_untouched() {
         ("qwen", ".qwen/settings.json"),
         ("codex", ".codex/hooks.json"),
         ("copilot", ".copilot/settings.json"),
+        ("gemini", ".gemini/settings.json"),
     ] {
         let env = Env::new();
         let p = env.home().join(rel);

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 
 /// Each harness and the user files its install edits (relative to HOME).
-const HARNESSES: [(&str, &[&str]); 5] = [
+const HARNESSES: [(&str, &[&str]); 6] = [
     ("zcode", &[".zcode/cli/config.json", ".agents/mcp.json"]),
     ("claude-code", &[".claude/settings.json", ".claude.json"]),
     ("qwen", &[".qwen/settings.json"]),
@@ -23,6 +23,7 @@ const HARNESSES: [(&str, &[&str]); 5] = [
         "copilot",
         &[".copilot/settings.json", ".copilot/mcp-config.json"],
     ),
+    ("gemini", &[".gemini/settings.json"]),
 ];
 
 /// Longest any command may take before the test calls it hung (a FIFO opened for a blocking
@@ -139,6 +140,10 @@ fn section(harness: &'static str, file: usize) -> impl Strategy<Value = Option<S
         ],
         ("copilot", 0) => vec![
             r#""hooks": {"agentStop": [{"type": "command", "bash": "echo \u00e9", "timeoutSec": 1.0e1}]}"#,
+        ],
+        ("gemini", 0) => vec![
+            r#""hooks": {"enabled": true, "AfterAgent": [{"hooks": [{"type": "command", "command": "echo \u00e9", "timeout": 1.0e4}]}]}"#,
+            r#""mcpServers": {"gh": {"command": "gh-mcp", "args": ["a\/b"]}}"#,
         ],
         (_, 0) => vec![
             r#""hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo \u00e9", "timeout": 1.0e1}]}]}"#,

@@ -39,10 +39,6 @@ pub fn deny(reason: &str, max_bytes: usize) -> Option<String> {
 }
 
 #[cfg(test)]
-#[expect(
-    clippy::indexing_slicing,
-    reason = "tests index what they built; a panic fails the test"
-)]
 mod tests {
     use super::*;
 

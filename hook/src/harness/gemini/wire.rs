@@ -56,6 +56,10 @@ pub fn after_prompt_written(raw: &[u8]) -> bool {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
 mod tests {
     use super::*;
 
