@@ -87,6 +87,12 @@ fn the_recorded_session_reads_as_its_turns() -> R {
             .is_some_and(|p| p.contains("UPS-MARKER")));
         assert_eq!(f.final_text.as_ref(), finals.get(i), "turn {i}");
         assert!(f.finished, "turn {i}");
+        // Each turn carries the times its records say, the answer after the prompt.
+        let (p, a) = (
+            f.prompt_ms.ok_or("no prompt time")?,
+            f.answer_ms.ok_or("no answer time")?,
+        );
+        assert!(p <= a, "turn {i}: {p} > {a}");
         assert_eq!(f.superseded, i + 1 < prompts.len(), "turn {i}");
     }
     // "yes" twice is two turns.

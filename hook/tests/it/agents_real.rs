@@ -110,6 +110,69 @@ impl Drop for ModelServer {
     }
 }
 
+/// Where every run seeds its memory on the shared server: `kumquat-<agent>-<pid>.md`.
+const SEEDS: &str = "viking://user/default/memories/preferences";
+
+/// Removes the memories earlier runs seeded whose test process is gone: recall returns the
+/// top few of many near-identical facts, and a run's own fact must not be crowded out by the
+/// leftovers of runs that ended (a run still going, in another checkout, keeps its own).
+fn forget_stale_seeds(url: &str) {
+    let http = reqwest::blocking::Client::new();
+    let Ok(listing) = http
+        .get(format!("{url}/api/v1/fs/ls"))
+        .query(&[
+            ("uri", SEEDS),
+            ("output", "original"),
+            ("node_limit", "5000"),
+        ])
+        .timeout(Duration::from_secs(60))
+        .send()
+        .and_then(|r| r.json::<Value>())
+    else {
+        return;
+    };
+    let names: Vec<String> = listing["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["name"].as_str().map(str::to_owned))
+        .collect();
+    for name in names {
+        let Some(pid) = name
+            .strip_prefix("kumquat-")
+            .and_then(|n| n.strip_suffix(".md"))
+            .and_then(|n| n.rsplit('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        forget(url, &format!("{SEEDS}/{name}"));
+    }
+}
+
+fn forget(url: &str, uri: &str) {
+    let _ = reqwest::blocking::Client::new()
+        .delete(format!("{url}/api/v1/fs"))
+        .query(&[("uri", uri), ("wait", "true")])
+        .timeout(Duration::from_secs(60))
+        .send();
+}
+
+/// This run's seeded memory, forgotten when the run ends.
+struct Seeded {
+    url: String,
+    uri: String,
+}
+
+impl Drop for Seeded {
+    fn drop(&mut self) {
+        forget(&self.url, &self.uri);
+    }
+}
+
 /// Runs `cmd` to completion (killed and failed past [`CLI_TIMEOUT`]).
 fn run(mut cmd: Command, what: &str) -> Output {
     let child = cmd
@@ -303,11 +366,12 @@ impl Agent {
         // A memory only this run's prompt recalls.
         let marker = format!("{}-{}", self.name, std::process::id());
         let fact = format!("The user prefers {marker}-striped tabs in the kumquat editor.");
-        common::seed(
-            &url,
-            &format!("viking://~/memories/preferences/kumquat-{marker}.md"),
-            &fact,
-        );
+        forget_stale_seeds(&url);
+        let seeded = Seeded {
+            url: url.clone(),
+            uri: format!("{SEEDS}/kumquat-{marker}.md"),
+        };
+        common::seed(&url, &seeded.uri, &fact);
 
         let dir = env.home().join("model");
         std::fs::create_dir_all(&dir).expect("model dir");

@@ -15,6 +15,8 @@ pub enum Entry {
         id: String,
         /// The text parts of `content`, joined with newlines (injected blocks included).
         text: String,
+        /// The record's `timestamp` (ms since the epoch), when readable.
+        at_ms: Option<u64>,
     },
     /// A `gemini` message: one model call of the turn the latest prompt began.
     Answer(AnswerLine),
@@ -31,6 +33,8 @@ pub struct AnswerLine {
     pub text: String,
     /// `toolCalls` is not empty: the model called tools, the turn goes on.
     pub tool_calls: bool,
+    /// The record's `timestamp` (ms since the epoch), when readable.
+    pub at_ms: Option<u64>,
 }
 
 /// Why a complete line could not be used.
@@ -58,6 +62,8 @@ struct WireMessage<'a> {
     content: Option<&'a RawValue>,
     #[serde(rename = "toolCalls", default)]
     tool_calls: Option<Vec<IgnoredAny>>,
+    #[serde(default, borrow)]
+    timestamp: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -114,11 +120,13 @@ pub fn parse_entry(line: &[u8]) -> Result<Entry, EntryError> {
         return Err(EntryError::MissingId { kind });
     };
     let text = text_of(m.content)?;
+    let at_ms = m.timestamp.as_deref().and_then(crate::time::parse_ms);
     if kind == GEMINI {
         return Ok(Entry::Answer(AnswerLine {
             id,
             text,
             tool_calls: m.tool_calls.is_some_and(|t| !t.is_empty()),
+            at_ms,
         }));
     }
     let trimmed = text.trim_start();
@@ -126,7 +134,7 @@ pub fn parse_entry(line: &[u8]) -> Result<Entry, EntryError> {
         // A tool result (`functionResponse` parts only) or the CLI's setup message.
         return Ok(Entry::Skip);
     }
-    Ok(Entry::Prompt { id, text })
+    Ok(Entry::Prompt { id, text, at_ms })
 }
 
 #[cfg(test)]
@@ -154,7 +162,8 @@ mod tests {
             Some(Entry::Prompt {
                 id: "u1".into(),
                 text: "<hook_context>a</hook_context>\n\nyes\n<hook_context>b</hook_context>"
-                    .into()
+                    .into(),
+                at_ms: None,
             })
         );
     }
@@ -169,13 +178,14 @@ mod tests {
 
     #[test]
     fn gemini_records_with_and_without_tool_calls() {
-        let call = br#"{"id":"g1","type":"gemini","content":"Let me read that file.","thoughts":[],"toolCalls":[{"id":"c","name":"read_file"}]}"#;
+        let call = br#"{"id":"g1","timestamp":"2026-12-04T16:16:14.318Z","type":"gemini","content":"Let me read that file.","thoughts":[],"toolCalls":[{"id":"c","name":"read_file"}]}"#;
         assert_eq!(
             parse_entry(call).ok(),
             Some(Entry::Answer(AnswerLine {
                 id: "g1".into(),
                 text: "Let me read that file.".into(),
-                tool_calls: true
+                tool_calls: true,
+                at_ms: crate::time::parse_ms("2026-12-04T16:16:14.318Z"),
             }))
         );
         let done = br#"{"id":"g2","type":"gemini","content":"A.","toolCalls":[]}"#;

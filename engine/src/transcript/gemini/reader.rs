@@ -13,6 +13,8 @@ use super::line::{parse_entry, AnswerLine, Entry};
 struct Acc {
     turn_id: String,
     prompt: Option<String>,
+    prompt_ms: Option<u64>,
+    answer_ms: Option<u64>,
     /// The id and text of the latest model call without tool calls.
     final_text: Option<(String, String)>,
     last_text: Option<String>,
@@ -25,6 +27,8 @@ impl Acc {
         Acc {
             turn_id,
             prompt: None,
+            prompt_ms: None,
+            answer_ms: None,
             final_text: None,
             last_text: None,
             calls: 0,
@@ -50,6 +54,7 @@ impl Acc {
         }
         if !line.text.trim().is_empty() {
             self.last_text = Some(line.text.trim().to_owned());
+            self.answer_ms = line.at_ms.or(self.answer_ms);
         }
         self.last_call = Some(line.id);
     }
@@ -66,6 +71,8 @@ impl Acc {
             last_text: self.last_text.map(crate::text::oversized::bounded),
             calls: self.calls,
             superseded,
+            prompt_ms: self.prompt_ms,
+            answer_ms: self.answer_ms,
             ..TurnFragment::default()
         }
     }
@@ -109,7 +116,7 @@ pub fn read_chunk(
             }
         };
         match entry {
-            Entry::Prompt { id, text } => {
+            Entry::Prompt { id, text, at_ms } => {
                 // A prompt id seen again (a rescan's repeat) is the same turn.
                 let i = match accs.iter().rposition(|a| a.turn_id == id) {
                     Some(i) => i,
@@ -119,7 +126,10 @@ pub fn read_chunk(
                     }
                 };
                 if let Some(acc) = accs.get_mut(i) {
-                    acc.prompt.get_or_insert(text);
+                    if acc.prompt.is_none() {
+                        acc.prompt = Some(text);
+                        acc.prompt_ms = at_ms;
+                    }
                 }
                 // The turn moves to the end: the latest prompt is the running turn.
                 if i + 1 != accs.len() {
