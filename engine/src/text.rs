@@ -8,6 +8,7 @@
 //! | [`strip_private`] | `<private>…</private>` spans, an unclosed `<private>` to the end | at plan time, after the key is fixed |
 //! | [`truncate_chars`] | everything past `max` chars | at send time (`capture.max_length`) |
 //! | [`oversized::bounded`] | a whole text over [`oversized::MAX_MESSAGE_BYTES`], for its stand-in | where a text enters (rollout line, plan) |
+//! | [`control::control_prompt`] | nothing: says whether a prompt only steers the work under way (`yes`, `continue`, a bare slash command), so recall skips it | on every prompt, before recall |
 //! | [`classify_user`] / [`user_words`] | everything of a user-role message that the user did not type (injected blocks, task notifications, desktop wrappers, image paths) | on every prompt, from hooks and rollouts alike |
 //!
 //! Tags match ASCII case-insensitively, blocks are removed non-greedily (the first
@@ -15,6 +16,7 @@
 //! closing tag is left as it is, exactly like the anchor's regular expressions
 //! (`docs/anchor-behaviours.md` §5.3). The scanners are hand-written: no regex crate.
 
+pub mod control;
 pub mod oversized;
 mod user;
 

@@ -10,6 +10,7 @@
 //! | `recall.token_budget` | int ≥ 200 | 2000 | `OPENVIKING_RECALL_TOKEN_BUDGET` |
 //! | `recall.max_content_chars` | int ≥ 50 | 500 | `OPENVIKING_RECALL_MAX_CONTENT_CHARS` |
 //! | `recall.prefer_abstract` | bool | true | `OPENVIKING_RECALL_PREFER_ABSTRACT` |
+//! | `recall.skip_control_prompts` | bool | true | `OPENVIKING_RECALL_SKIP_CONTROL_PROMPTS` |
 //! | `capture.enabled` | bool | true | `OPENVIKING_AUTO_CAPTURE` |
 //! | `capture.commit_token_threshold` | int ≥ 0 | 2000 | `OPENVIKING_COMMIT_TOKEN_THRESHOLD` |
 //! | `capture.max_length` | int ≥ 0 (0 = unlimited) | unlimited | `OPENVIKING_CAPTURE_MAX_LENGTH` |
@@ -111,6 +112,11 @@ pub const TUNING: &[(&str, Kind, &str)] = &[
         "recall.prefer_abstract",
         Kind::Bool,
         "OPENVIKING_RECALL_PREFER_ABSTRACT",
+    ),
+    (
+        "recall.skip_control_prompts",
+        Kind::Bool,
+        "OPENVIKING_RECALL_SKIP_CONTROL_PROMPTS",
     ),
     ("capture.enabled", Kind::Bool, "OPENVIKING_AUTO_CAPTURE"),
     (
@@ -390,6 +396,7 @@ pub fn current_bool(cfg: &Config, key: &str) -> Option<bool> {
         "capture.subagents" => cfg.capture.subagents,
         "profile.enabled" => cfg.profile.enabled,
         "recall.prefer_abstract" => cfg.recall.prefer_abstract,
+        "recall.skip_control_prompts" => cfg.recall.skip_control_prompts,
         "bypass.session" => cfg.bypass.session,
         "debug" => cfg.debug,
         _ => return None,
@@ -440,6 +447,7 @@ pub fn assign(cfg: &mut Config, key: &str, value: Typed, append: bool) {
         ("recall.token_budget", Typed::Int(i)) => cfg.recall.token_budget = as_u32(i),
         ("recall.max_content_chars", Typed::Int(i)) => cfg.recall.max_content_chars = as_u32(i),
         ("recall.prefer_abstract", Typed::Bool(b)) => cfg.recall.prefer_abstract = b,
+        ("recall.skip_control_prompts", Typed::Bool(b)) => cfg.recall.skip_control_prompts = b,
         ("capture.enabled", Typed::Bool(b)) => cfg.capture.enabled = b,
         ("capture.subagents", Typed::Bool(b)) => cfg.capture.subagents = b,
         ("capture.commit_token_threshold", Typed::Int(i)) => cfg.capture.commit_token_threshold = i,

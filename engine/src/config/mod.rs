@@ -218,6 +218,9 @@ pub struct RecallConfig {
     pub max_content_chars: u32,
     /// `recall.prefer_abstract` (true).
     pub prefer_abstract: bool,
+    /// `recall.skip_control_prompts` (true): no recall for a prompt that only steers the work
+    /// under way (`yes`, `continue`, a bare slash command; [`crate::text::control`]).
+    pub skip_control_prompts: bool,
 }
 
 /// `capture.*`.
@@ -401,6 +404,7 @@ impl Default for Config {
                 token_budget: 2000,
                 max_content_chars: 500,
                 prefer_abstract: true,
+                skip_control_prompts: true,
             },
             capture: CaptureConfig {
                 enabled: true,

@@ -67,7 +67,7 @@ pub fn repo_rule(key: &str) -> RepoRule {
         "network.backoff_ms" => RepoRule::RaiseOnly,
         "memory.enabled" | "recall.enabled" | "capture.enabled" | "capture.subagents"
         | "profile.enabled" | "debug" => RepoRule::OffOnly,
-        "bypass.session" => RepoRule::OnOnly,
+        "bypass.session" | "recall.skip_control_prompts" => RepoRule::OnOnly,
         "recall.peer_scope" => RepoRule::NarrowOnly,
         "peer.id" => RepoRule::MachineOnly,
         _ => RepoRule::Free,
@@ -83,7 +83,7 @@ pub fn check_repo_value(cfg: &Config, key: &str, value: &Typed) -> Result<(), St
             Err("true: a repository's config can turn this off, not back on".into())
         }
         (RepoRule::OnOnly, Typed::Bool(false)) if keys::current_bool(cfg, key) == Some(true) => {
-            Err("false: a repository's config cannot lift a bypass".into())
+            Err("false: a repository's config can turn this on, not off".into())
         }
         (RepoRule::NarrowOnly, Typed::Str(s))
             if s != "actor" && cfg.recall.peer_scope == PeerScope::Actor =>
@@ -148,6 +148,7 @@ mod tests {
         ("recall.token_budget", RepoRule::LowerOnly),
         ("recall.max_content_chars", RepoRule::LowerOnly),
         ("recall.prefer_abstract", RepoRule::Free),
+        ("recall.skip_control_prompts", RepoRule::OnOnly),
         ("capture.enabled", RepoRule::OffOnly),
         ("capture.commit_token_threshold", RepoRule::Free),
         ("capture.max_length", RepoRule::LowerOnly),

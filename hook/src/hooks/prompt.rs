@@ -23,12 +23,24 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     if !active || !cfg.recall.enabled {
         return None;
     }
+    // Only the user's own words are a recall query: wrappers hold URLs and paths.
+    let prompt = ov_engine::text::user_words(inv.input.prompt.as_deref()?)?;
+    // A prompt that only steers the work under way has nothing to search: no fold, no
+    // round trip.
+    if cfg.recall.skip_control_prompts {
+        if let Some(kind) = ov_engine::text::control::control_prompt(&prompt) {
+            log::info!(
+                "recall: skipped for a control prompt ({}) in session {}",
+                kind.as_str(),
+                inv.session_id
+            );
+            return None;
+        }
+    }
     let state = store.fold().ok()?.state;
     if state.last_prompt_is_duplicate() {
         return None;
     }
-    // Only the user's own words are a recall query: wrappers hold URLs and paths.
-    let prompt = ov_engine::text::user_words(inv.input.prompt.as_deref()?)?;
     let hash = xxhash_rust::xxh3::xxh3_64(prompt.as_bytes());
     // The harness's output cap is read only once something may be printed.
     if let Some(cached) = state.cached_recall(hash) {
@@ -71,6 +83,9 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     match client.recall(&req) {
         Ok(outcome) => {
             inv.server_answered(&cfg);
+            if let Some(d) = &outcome.deprecated {
+                super::deprecation::notice_once_a_day(&inv.root, d, now);
+            }
             journal(
                 &store,
                 Event::RecallServed {

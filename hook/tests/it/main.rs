@@ -12,6 +12,7 @@ mod claude_code_plugin_tree;
 mod claude_code_support;
 mod common;
 mod consent;
+mod control_prompts;
 mod doctor;
 mod doctor_placement;
 mod drain;
