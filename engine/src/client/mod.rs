@@ -33,6 +33,7 @@
 //! The client never retries: the delivery layer owns retries and journals each attempt.
 
 mod body;
+mod deprecation;
 mod error;
 mod from_config;
 mod profile;
@@ -50,6 +51,7 @@ use reqwest::header::{
 };
 use serde_json::Value;
 
+pub use deprecation::Deprecated;
 pub use error::ClientError;
 pub use profile::ProfileRequest;
 pub use recall::{RecallOutcome, RecallRequest};
@@ -141,6 +143,8 @@ pub(crate) struct Reply {
     pub(crate) body: Value,
     /// The server's trace id of the reply (`error::trace_id_of`).
     pub(crate) trace_id: Option<String>,
+    /// The server says the endpoint is deprecated (`deprecation::deprecated`).
+    pub(crate) deprecated: Option<Deprecated>,
 }
 
 /// HTTP method of a call.
@@ -368,6 +372,7 @@ impl Client {
         if let Some(message) = redirect::refusal_of(&resp) {
             return Err(ClientError::NotOpenViking { url, message });
         }
+        let deprecated = deprecation::deprecated(path, resp.headers());
         let request_id = resp
             .headers()
             .get("x-request-id")
@@ -408,7 +413,11 @@ impl Client {
             },
             other => other,
         };
-        Ok(Reply { body, trace_id })
+        Ok(Reply {
+            body,
+            trace_id,
+            deprecated,
+        })
     }
 
     /// Time left before `deadline`, capped by the configured timeout; `None` when it has passed.

@@ -3,11 +3,15 @@
 //! ```text
 //!  tier 1  POST /api/v1/search/search  mode=context, session_id, dedup_turns 5   ──► block format A
 //!    │ failure (400/422 "extra|mode|unexpected" ⇒ context_face_unsupported)
-//!  tier 2  POST /api/v1/search/recall  quotas events/entities/preferences        ──► block format A
+//!  tier 2  POST /api/v1/search/recall  quotas events/entities/preferences,        ──► block format A
+//!          session_id, dedup_turns 5 (deprecated in 0.5.2: `Deprecation` + `Link` to tier 1's endpoint)
 //!    │ failure
 //!  tier 3  POST /api/v1/search/find ×2 (memories, skills) ► rank ► budget         ──► block format B
 //! ```
 //! A tier that answers but finds nothing ends the chain with no block (the anchor does not fall back).
+//! Tier 1 is the successor OpenViking names for tier 2, and is always tried first (unless the
+//! server rejected it within the last 6 h); a reply that says its endpoint is deprecated is
+//! reported in [`RecallOutcome::deprecated`] (the hook logs it once a day).
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +22,9 @@ use super::{enc, fit_block, BlockLimit, Client, ClientError, Method};
 const HEADER_A: &str = "<openviking-context>\nRelevant memory from OpenViking. Use the search/read MCP tools to expand URIs.\n";
 const HEADER_B: &str = "<openviking-context>\nRelevant context from OpenViking. Use the read MCP tool to expand URIs.\n";
 const FOOTER: &str = "\n</openviking-context>";
+/// The latest turns of the session whose memories recall leaves out (`dedup_turns`; the
+/// server's default is 0): what the agent has just seen is not injected again.
+const DEDUP_TURNS: u32 = 5;
 
 /// Inputs of [`Client::recall`] (ZCode config `recall*` keys, anchor defaults).
 #[derive(Clone, Debug)]
@@ -84,6 +91,9 @@ pub struct RecallOutcome {
     pub tier: u8,
     /// Tier 1 answered 400/422 about unknown fields: the caller writes the legacy marker (6 h).
     pub context_face_unsupported: bool,
+    /// A tier's endpoint answered that it is deprecated (tier 2's `search/recall` on
+    /// OpenViking 0.5.2, whose successor is tier 1's `search/search` in context mode).
+    pub deprecated: Option<super::Deprecated>,
 }
 
 /// Anchor `scaleQuotas`: every key at least 1, then the largest deficit against `limit·w/Σw` first.
@@ -150,7 +160,7 @@ impl Client {
             }
         }
         if self.budget(req.deadline).is_some() {
-            match self.tier2(req, query) {
+            match self.tier2(req, query, &mut out) {
                 Ok(block) => {
                     return Ok(RecallOutcome {
                         block,
@@ -206,7 +216,7 @@ impl Client {
         }
         if let Some(sid) = &req.session_id {
             body.insert("session_id".into(), json!(sid));
-            body.insert("dedup_turns".into(), json!(5));
+            body.insert("dedup_turns".into(), json!(DEDUP_TURNS));
         }
         let body = Value::Object(body);
         let r = self.call(
@@ -239,7 +249,12 @@ impl Client {
         Ok(block_a(&injected, req.limit()))
     }
 
-    fn tier2(&self, req: &RecallRequest, query: &str) -> Result<Option<String>, ClientError> {
+    fn tier2(
+        &self,
+        req: &RecallRequest,
+        query: &str,
+        out: &mut RecallOutcome,
+    ) -> Result<Option<String>, ClientError> {
         let limit = req.limit.unwrap_or(10).max(1);
         let mut quotas = scale_quotas(
             limit,
@@ -253,28 +268,34 @@ impl Client {
             "min_score": req.score_threshold, "render": true,
             "peer_scope": peer_scope,
         });
-        if peer_scope.is_none() {
-            if let Some(o) = body.as_object_mut() {
+        if let Some(o) = body.as_object_mut() {
+            if peer_scope.is_none() {
                 o.remove("peer_scope");
             }
+            // As tier 1: the turns already in this session are not recalled again (the
+            // server's default is 0).
+            if let Some(sid) = &req.session_id {
+                o.insert("session_id".into(), json!(sid));
+                o.insert("dedup_turns".into(), json!(DEDUP_TURNS));
+            }
         }
+        let post = |body: &Value, t: Option<Duration>| {
+            let bytes = serde_json::to_vec(body).map_err(|e| ClientError::Config(e.to_string()))?;
+            self.exchange(Method::Post, "/api/v1/search/recall", Some(bytes), t, None)
+        };
         let t = self.budget(req.deadline);
-        let r = match self.call(Method::Post, "/api/v1/search/recall", Some(&body), t, None) {
+        let reply = match post(&body, t) {
             Err(e) if req.peer_scope_actor && matches!(e.status(), 400 | 422) => {
                 if let Some(m) = body.as_object_mut() {
                     m.remove("peer_scope");
                 }
                 let t = self.budget(req.deadline).ok_or(e)?;
-                self.call(
-                    Method::Post,
-                    "/api/v1/search/recall",
-                    Some(&body),
-                    Some(t),
-                    None,
-                )?
+                post(&body, Some(t))?
             }
             other => other?,
         };
+        out.deprecated = reply.deprecated;
+        let r = reply.body;
         let rendered = r
             .get("rendered")
             .and_then(Value::as_str)

@@ -17,7 +17,7 @@
 //! | [`RepoRule::LowerOnly`] | time budgets, output caps, limits | only make them smaller |
 //! | [`RepoRule::RaiseOnly`] | `network.backoff_ms` | only make it longer (fewer tries of a dead server) |
 //! | [`RepoRule::OffOnly`] | the feature switches, `debug` | only turn them off |
-//! | [`RepoRule::OnOnly`] | `bypass.session` | only turn it on |
+//! | [`RepoRule::OnOnly`] | `bypass.session`, `recall.skip_control_prompts` | only turn it on (off, a hook would do more: lift a bypass, make a round trip) |
 //! | [`RepoRule::NarrowOnly`] | `recall.peer_scope` | only narrow it: `actor` (this peer's memories) is narrower than `all` (every peer's) |
 //! | [`RepoRule::MachineOnly`] | `peer.id` (and its aliases) | never set it: the peer chooses whose memories are recalled and where turns are filed |
 //! | [`RepoRule::Free`] | recall shape, capture commit threshold, `peer.source` | set any valid value |

@@ -315,6 +315,8 @@ fn recall_falls_through_to_tier_three_and_renders_format_b() {
         serde_json::json!({"events":5,"entities":4,"preferences":1,"experiences":0})
     );
     assert_eq!(v["max_chars"], 5000);
+    assert_eq!(v["session_id"], "zc-1", "tier 2 names the session too");
+    assert_eq!(v["dedup_turns"], 5, "and leaves out its latest turns");
 }
 
 #[test]

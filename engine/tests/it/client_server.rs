@@ -307,6 +307,16 @@ fn recall_finds_a_seeded_memory_through_the_context_face() {
     let out = client.recall(&req).expect("recall v1");
     assert_eq!(out.tier, 2);
     assert!(out.block.as_deref().is_some_and(|b| b.contains(&token)));
+    // 0.5.2 says tier 2's endpoint is deprecated and names tier 1's as its successor.
+    assert_eq!(
+        out.deprecated,
+        Some(ov_engine::client::Deprecated {
+            endpoint: "/api/v1/search/recall".into(),
+            successor: Some("/api/v1/search/search".into()),
+        })
+    );
+    // Tier 2's body (with `session_id` and `dedup_turns`) is accepted: the server refuses
+    // unknown fields of this endpoint (`extra="forbid"`), so the answer above proves it.
 
     // max_bytes bounds the JSON-escaped block.
     req.skip_context_face = false;

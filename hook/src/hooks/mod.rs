@@ -7,6 +7,7 @@
 
 pub mod budget;
 pub mod consent;
+mod deprecation;
 mod guard;
 mod prompt;
 mod session_end;
