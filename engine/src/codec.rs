@@ -26,7 +26,7 @@
 //! | 1 | first version |
 //! | 2 | `State::acks_unverified` appended (a version-1 body plus one 0 byte) |
 //! | 3 | the turn book's records and rollout fragments gained the fields of event version 2; versions 1 and 2 are refused ([`CodecError::OldSnapshot`]) |
-//! | 4 | the fields of event version 3 in the turn book's fragments, `TurnRecord::{prompt_hook_ms, stop_hook_ms}`, `MessageRecord::created_at_ms`; consent: `TurnRecord::{hook_seen, refused}`, the book's refused turn ids, `State::forgotten_at_ms`; version 3 is decoded through its frozen types and converted (no times; a hook saw a turn when the version-3 record or the liveness says so), versions 1 and 2 are refused |
+//! | 4 | the fields of event version 3 in the turn book's fragments, `TurnRecord::{prompt_hook_ms, stop_hook_ms}`, `MessageRecord::created_at_ms`; consent: `TurnRecord::{hook_seen, refused}`, the book's refused turn ids, `State::forgotten_at_ms`; privacy: `State::redactions` (counts of what the privacy rule removed); version 3 is decoded through its frozen types and converted (no times; a hook saw a turn when the version-3 record or the liveness says so), versions 1 and 2 are refused |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!
@@ -34,7 +34,8 @@
 //! below fail if an upgrade changes a single byte.
 //!
 //! [`crate::event::Event`] is append-only: bincode writes a variant's index, so a
-//! new variant goes last (e.g. `CommitTraced`, index 19, after `Problem`) and
+//! new variant goes last (e.g. `CommitTraced`, index 19, after `Problem`; `Redacted`, index
+//! 25, after `Forgotten`) and
 //! every older journal decodes unchanged without a version bump.
 
 use serde::{de::DeserializeOwned, Serialize};
@@ -448,6 +449,27 @@ mod tests {
         assert_eq!(decode_event(&buf).expect("decode"), env);
         buf[0] = 2;
         assert_eq!(decode_event(&buf).expect("decode v2"), env);
+    }
+
+    /// `Redacted`, appended after `Forgotten`: index 25, a turn id, an origin and the
+    /// counts as a map of kind names.
+    #[test]
+    fn golden_bytes_of_the_redacted_event() {
+        let mut counts = crate::privacy::Redactions::default();
+        counts.add("jwt", 2);
+        let env = Envelope {
+            at_ms: 1,
+            pid: 1,
+            event: Event::Redacted {
+                turn_id: Some("t".into()),
+                origin: "hook".into(),
+                counts,
+            },
+        };
+        let mut buf = Vec::new();
+        encode_event(&env, &mut buf).expect("encode");
+        assert_eq!(hex(&buf), "030101011901017404686f6f6b01036a777402");
+        assert_eq!(decode_event(&buf).expect("decode"), env);
     }
 
     /// Snapshots of older layouts are refused (the store folds the events instead);

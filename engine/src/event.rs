@@ -73,11 +73,12 @@ pub struct HookReceived {
     pub trace_id: Option<String>,
     /// Working directory.
     pub cwd: Option<String>,
-    /// UserPromptSubmit: the prompt, verbatim.
+    /// UserPromptSubmit: the prompt, verbatim but for the privacy rule ([`crate::privacy`]).
     pub prompt: Option<String>,
-    /// Stop: the final answer (`responseText`), verbatim.
+    /// Stop: the final answer (`responseText`), verbatim but for the privacy rule.
     pub response_text: Option<String>,
-    /// Stop: `responsePreview`, a truncated preview of the answer, verbatim. Used only
+    /// Stop: `responsePreview`, a truncated preview of the answer, verbatim but for the privacy
+    /// rule. Used only
     /// when neither `responseText` nor the rollout gives the answer.
     pub response_preview: Option<String>,
     /// SessionStart: `startup | resume | clear | compact`.
@@ -104,7 +105,8 @@ pub struct PlannedMessage {
     pub turn_id: Option<String>,
     /// User or assistant.
     pub role: Role,
-    /// The content to send: `<private>` removed, truncated to `capture.max_length`.
+    /// The content to send: the built-in privacy rule applied ([`crate::privacy::builtin`]),
+    /// truncated to `capture.max_length`.
     pub content: String,
     /// Length in bytes of the raw text before truncation.
     pub raw_len: u64,
@@ -363,6 +365,16 @@ pub enum Event {
         /// What was removed from the server, in the user's words (for `why`).
         note: String,
     },
+    /// Text of a turn was redacted where it entered ([`crate::privacy`]), before it was
+    /// journaled: how many things of each kind were removed, never what.
+    Redacted {
+        /// The turn, when known.
+        turn_id: Option<String>,
+        /// Where the text entered: `hook` (a payload) or `transcript` (a transcript read).
+        origin: String,
+        /// Counts per kind (`private`, a secret kind, `rule-drop`, `rule-edit`).
+        counts: crate::privacy::Redactions,
+    },
 }
 
 impl Event {
@@ -394,6 +406,7 @@ impl Event {
             Event::SpillIngested { .. } => "spill-ingested",
             Event::CaptureRefused { .. } => "capture-refused",
             Event::Forgotten { .. } => "forgotten",
+            Event::Redacted { .. } => "redacted",
         }
     }
 
@@ -410,7 +423,8 @@ impl Event {
                 .collect(),
             Event::RecallServed { turn_id, .. }
             | Event::CaptureRefused { turn_id, .. }
-            | Event::Forgotten { turn_id, .. } => turn_id.as_deref().into_iter().collect(),
+            | Event::Forgotten { turn_id, .. }
+            | Event::Redacted { turn_id, .. } => turn_id.as_deref().into_iter().collect(),
             _ => Vec::new(),
         }
     }

@@ -13,7 +13,8 @@
 //! ```
 //!
 //! State is never stored on its own: it is always the fold of the journal.
-//! Modules are harness-agnostic; ZCode's wire format lives in the `ovhook` binary
+//! Text enters through [`privacy`] (hook payloads, transcript reads, the recall query) before
+//! anything is journaled or sent. Modules are harness-agnostic; ZCode's wire format lives in the `ovhook` binary
 //! and in [`rollout`] (ZCode's rollout file).
 #![deny(missing_docs)]
 
@@ -29,6 +30,7 @@ pub mod ids;
 pub mod paths;
 pub mod pause;
 pub mod plan;
+pub mod privacy;
 pub mod projector;
 pub mod regular_file;
 pub mod rollout;

@@ -5,9 +5,12 @@
 //! consent aside.
 //!
 //! One rule for every planner ([`plan`] in the worker, [`first_capture`] for `ovreplay plan`,
-//! the projector's book pruning): a candidate is sent as its text with `<private>` spans
-//! removed, cut to `capture.max_length` chars; a candidate left empty by removing `<private>`
-//! spans has nothing to send and is dropped (never planned, never set aside).
+//! the projector's book pruning): a candidate is sent as its text with the built-in privacy
+//! rule applied ([`crate::privacy::builtin`]: `<private>` regions removed, secrets replaced by
+//! markers), cut to `capture.max_length` chars; a candidate left empty by it has nothing to
+//! send and is dropped (never planned, never set aside). Text is sanitized where it enters
+//! (the journal holds it clean); applying the rule again here is what keeps a journal written
+//! before that rule existed from sending anything raw.
 //!
 //! [`first_capture`] is pure: no network, no state. The file is read in chunks into a fresh
 //! [`TurnBook`]; the last turn counts as stopped when its latest call finished (this is the
@@ -22,11 +25,11 @@ use crate::delivery::DeliverySettings;
 use crate::event::PlannedMessage;
 use crate::projector::State;
 use crate::rollout::read_chunk;
-use crate::text::{oversized, strip_private, truncate_chars};
+use crate::text::{oversized, truncate_chars};
 use crate::turn::Candidate;
 use crate::turnbook::TurnBook;
 
-/// What sending `candidate` sends: its text with `<private>` spans removed, cut to
+/// What sending `candidate` sends: its text with the built-in privacy rule applied, cut to
 /// `max_length` chars when set (0 = no limit). `None` when nothing is left to send.
 ///
 /// A candidate over the message limit, or holding the stand-in of a text that was
@@ -47,7 +50,7 @@ pub fn planned_message(candidate: Candidate, max_length: Option<usize>) -> Optio
             created_at_ms: candidate.created_at_ms,
         });
     }
-    let mut content = strip_private(&candidate.content);
+    let mut content = sendable(&candidate.content);
     if content.is_empty() {
         return None;
     }
@@ -67,7 +70,14 @@ pub fn planned_message(candidate: Candidate, max_length: Option<usize>) -> Optio
 
 /// Whether a candidate with this text has nothing to send (see [`planned_message`]).
 pub fn nothing_to_send(content: &str) -> bool {
-    strip_private(content).is_empty()
+    sendable(content).is_empty()
+}
+
+fn sendable(content: &str) -> String {
+    let mut counts = crate::privacy::Redactions::default();
+    crate::privacy::builtin(content, &mut counts)
+        .trim()
+        .to_owned()
 }
 
 /// The messages to plan now: candidates of complete turns not planned before, of the turns the
@@ -94,7 +104,7 @@ pub fn first_capture(path: &Path) -> io::Result<Vec<PlannedMessage>> {
     let mut book = TurnBook::new();
     let mut resume = None;
     loop {
-        let Some(chunk) = read_chunk(path, resume)? else {
+        let Some(mut chunk) = read_chunk(path, resume)? else {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
                 format!("rollout {} does not exist", path.display()),
@@ -103,6 +113,7 @@ pub fn first_capture(path: &Path) -> io::Result<Vec<PlannedMessage>> {
         let progressed = chunk.end > chunk.start;
         let done = !progressed || chunk.end >= chunk.file_len || chunk.rescanned;
         resume = Some((chunk.identity, chunk.end));
+        crate::privacy::Policy::builtin().chunk(&mut chunk);
         book.observe_chunk(&chunk);
         if done {
             break;

@@ -5,11 +5,12 @@
 //! | function | removes | used |
 //! |---|---|---|
 //! | [`clean_injected`] | `<openviking-context …>…</openviking-context>`, `<relevant-memories>…</relevant-memories>`, `<system-reminder>…</system-reminder>`, Gemini CLI's `<hook_context>…</hook_context>` (also HTML-escaped, `&lt;hook_context&gt;…&lt;/hook_context&gt;`), then trims | on every prompt and answer, before keys are computed |
-//! | [`strip_private`] | `<private>…</private>` spans, an unclosed `<private>` to the end | at plan time, after the key is fixed |
 //! | [`truncate_chars`] | everything past `max` chars | at send time (`capture.max_length`) |
 //! | [`oversized::bounded`] | a whole text over [`oversized::MAX_MESSAGE_BYTES`], for its stand-in | where a text enters (rollout line, plan) |
 //! | [`control::control_prompt`] | nothing: says whether a prompt only steers the work under way (`yes`, `continue`, a bare slash command), so recall skips it | on every prompt, before recall |
 //! | [`classify_user`] / [`user_words`] | everything of a user-role message that the user did not type (injected blocks, task notifications, desktop wrappers, image paths) | on every prompt, from hooks and rollouts alike |
+//!
+//! `<private>` spans and secrets are [`crate::privacy`]'s, applied where text enters.
 //!
 //! Tags match ASCII case-insensitively, blocks are removed non-greedily (the first
 //! closing tag after an opening tag ends the block) and an opening tag without a
@@ -62,7 +63,7 @@ const INJECTED: [Block; 5] = [
 
 /// Position of the first ASCII-case-insensitive occurrence of `needle` (lowercase)
 /// in `hay` at or after `from`.
-fn find_ci(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn find_ci(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     let upper = first.to_ascii_uppercase();
     let mut i = from;
@@ -155,28 +156,6 @@ pub fn is_only_injected(s: &str) -> bool {
     clean_injected(t).is_empty()
 }
 
-/// Removes `<private>…</private>` spans (ASCII case-insensitive, non-greedy) and an
-/// unclosed `<private>` with everything after it, then trims.
-pub fn strip_private(s: &str) -> String {
-    const OPEN: &[u8] = b"<private>";
-    const CLOSE: &[u8] = b"</private>";
-    let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
-    let mut copied = 0;
-    while let Some(open_at) = find_ci(bytes, OPEN, copied) {
-        out.push_str(s.get(copied..open_at).unwrap_or_default());
-        match find_ci(bytes, CLOSE, open_at + OPEN.len()) {
-            Some(close_at) => copied = close_at + CLOSE.len(),
-            None => {
-                copied = bytes.len();
-                break;
-            }
-        }
-    }
-    out.push_str(s.get(copied..).unwrap_or_default());
-    out.trim().to_owned()
-}
-
 /// The first `max` chars of `s` (whole chars: never splits a UTF-8 sequence).
 pub fn truncate_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
@@ -233,16 +212,6 @@ mod tests {
     #[case::mixed("<system-reminder>x</system-reminder> do it", false)]
     fn only_injected(#[case] input: &str, #[case] want: bool) {
         assert_eq!(is_only_injected(input), want);
-    }
-
-    #[rstest]
-    #[case::span("a <private>key=1</private> b", "a  b")]
-    #[case::unclosed("a <private>rest", "a")]
-    #[case::whole("<PRIVATE>x</Private>", "")]
-    #[case::two("<private>1</private>x<private>2</private>y", "xy")]
-    #[case::none("nothing", "nothing")]
-    fn private(#[case] input: &str, #[case] want: &str) {
-        assert_eq!(strip_private(input), want);
     }
 
     #[rstest]

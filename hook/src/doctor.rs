@@ -5,13 +5,15 @@
 //! with an existing binary, no unknown event keys, no Node plugin leftovers, the MCP entry), the
 //! ZCode placement ([`placement`]: which configuration runs our hooks in the current folder, the
 //! ZCode version, project configs, stale binary paths, plugin next to config-file hooks), the
-//! configuration sources and their warnings (ignored repository keys included), the server
+//! configuration sources and their warnings (ignored repository keys included), the privacy rule
+//! ([`privacy`]: built-in redaction, the user's filter rules and their errors), the server
 //! (reachable and authorised, or the embedded default), then the journals ([`journals`]).
 
 mod agents;
 pub mod claude_code;
 pub mod journals;
 mod placement;
+mod privacy;
 mod server;
 
 use std::fmt;
@@ -121,6 +123,7 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     let loaded = config::load(ctx);
     out.extend(config_checks(&loaded));
     out.extend(consent_checks(&state, &loaded.config));
+    out.extend(privacy::report(&loaded.config));
     out.extend(server_checks(&loaded.config));
     out.extend(journals::report(&state));
     out

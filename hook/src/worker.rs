@@ -21,6 +21,7 @@ use crate::harness::{self, Harness};
 /// A worker's context: configuration, client, and the session's harness.
 pub struct WorkerCtx {
     cfg: Config,
+    privacy: ov_engine::privacy::Policy,
     client: Option<Client>,
     home: std::path::PathBuf,
 }
@@ -37,6 +38,7 @@ impl WorkerCtx {
             }
         });
         WorkerCtx {
+            privacy: ov_engine::privacy::Policy::from_config(&cfg),
             cfg,
             client,
             home: ov_engine::paths::home_dir(),
@@ -63,6 +65,7 @@ impl WorkerContext for WorkerCtx {
         s.max_length = self.cfg.capture.max_length;
         s.commit_token_threshold = self.cfg.capture.commit_token_threshold;
         s.backoff_ms = self.cfg.network.backoff_ms;
+        s.privacy = self.privacy.clone();
         s
     }
 }

@@ -256,6 +256,15 @@ pub fn summary(event: &Event) -> String {
                     .map_or("session".to_owned(), |t| format!("turn={t}"))
             )
         }
+        Event::Redacted {
+            turn_id,
+            origin,
+            counts,
+        } => format!(
+            "turn={} from {origin}: {}",
+            turn_id.as_deref().unwrap_or("-"),
+            counts.summary()
+        ),
     }
 }
 

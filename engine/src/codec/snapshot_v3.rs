@@ -209,6 +209,7 @@ impl From<State> for Today {
             problems: s.problems,
             acks_unverified: s.acks_unverified,
             forgotten_at_ms: None,
+            redactions: crate::privacy::Redactions::default(),
         }
     }
 }

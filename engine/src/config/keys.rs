@@ -15,6 +15,8 @@
 //! | `capture.commit_token_threshold` | int ≥ 0 | 2000 | `OPENVIKING_COMMIT_TOKEN_THRESHOLD` |
 //! | `capture.max_length` | int ≥ 0 (0 = unlimited) | unlimited | `OPENVIKING_CAPTURE_MAX_LENGTH` |
 //! | `capture.subagents` | bool | false | `OPENVIKING_CAPTURE_SUBAGENTS` |
+//! | `capture.filters` (alias `captureFilters`, `plugin.captureFilters`, `plugin.<agent>.captureFilters`) | rules (or one comma-separated string) | [] | `OPENVIKING_CAPTURE_FILTERS` |
+//! | `recall.query_filters` (alias `recallQueryFilters`, `plugin.recallQueryFilters`, `plugin.<agent>.recallQueryFilters`) | rules (or one comma-separated string) | [] | `OPENVIKING_RECALL_QUERY_FILTERS` |
 //! | `profile.enabled` | bool | true | `OPENVIKING_PROFILE_ENABLED` |
 //! | `profile.token_budget` | int ≥ 500 | 6000 | `OPENVIKING_PROFILE_TOKEN_BUDGET` |
 //! | `peer.source` | `git`\|`cwd`\|`none` | git | `OPENVIKING_PEER_SOURCE` (`OPENVIKING_WORKSPACE_PEER=false` → `none`) |
@@ -40,6 +42,11 @@
 //!
 //! `url` unset everywhere means OpenViking's default `http://127.0.0.1:1933`; `url` = `off` (or
 //! `none`) means no server at all, journal only.
+//!
+//! The two filter lists take OpenViking's plugin rule syntax ([`crate::privacy::rules`]); rules
+//! from every source are kept, in the order ovcli.conf, repository files, registry,
+//! environment (a source adds rules, never removes another's). `<agent>` is `claude_code` or
+//! `codex`, the sections OpenViking's own plugins read.
 //!
 //! Environment values: empty = unset. Booleans are false for `0`, `false`, `no`, `off` (any
 //! case) and true otherwise. A number that does not parse is ignored with a warning; one out of
@@ -137,6 +144,12 @@ pub const TUNING: &[(&str, Kind, &str)] = &[
         Kind::Bool,
         "OPENVIKING_CAPTURE_SUBAGENTS",
     ),
+    ("capture.filters", Kind::List, "OPENVIKING_CAPTURE_FILTERS"),
+    (
+        "recall.query_filters",
+        Kind::List,
+        "OPENVIKING_RECALL_QUERY_FILTERS",
+    ),
     ("profile.enabled", Kind::Bool, "OPENVIKING_PROFILE_ENABLED"),
     (
         "profile.token_budget",
@@ -210,6 +223,17 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("user_id", "user"),
     ("server.user", "user"),
     ("mcp.url", "mcp_url"),
+    ("captureFilters", "capture.filters"),
+    ("plugin.captureFilters", "capture.filters"),
+    ("plugin.claude_code.captureFilters", "capture.filters"),
+    ("plugin.codex.captureFilters", "capture.filters"),
+    ("recallQueryFilters", "recall.query_filters"),
+    ("plugin.recallQueryFilters", "recall.query_filters"),
+    (
+        "plugin.claude_code.recallQueryFilters",
+        "recall.query_filters",
+    ),
+    ("plugin.codex.recallQueryFilters", "recall.query_filters"),
 ];
 
 /// The credential and destination keys (canonical names).
@@ -481,7 +505,18 @@ pub fn assign(cfg: &mut Config, key: &str, value: Typed, append: bool) {
                 cfg.bypass.patterns = l;
             }
         }
+        // Every source adds rules; none removes another's.
+        ("capture.filters", Typed::List(l)) => add_all(&mut cfg.capture.filters, l),
+        ("recall.query_filters", Typed::List(l)) => add_all(&mut cfg.recall.query_filters, l),
         ("debug", Typed::Bool(b)) => cfg.debug = b,
         _ => {}
+    }
+}
+
+fn add_all(list: &mut Vec<String>, more: Vec<String>) {
+    for r in more {
+        if !list.contains(&r) {
+            list.push(r);
+        }
     }
 }

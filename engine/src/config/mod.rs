@@ -221,6 +221,9 @@ pub struct RecallConfig {
     /// `recall.skip_control_prompts` (true): no recall for a prompt that only steers the work
     /// under way (`yes`, `continue`, a bare slash command; [`crate::text::control`]).
     pub skip_control_prompts: bool,
+    /// `recall.query_filters` (`recallQueryFilters`): the user's rules for the recall query
+    /// ([`crate::privacy::rules`]), as written.
+    pub query_filters: Vec<String>,
 }
 
 /// `capture.*`.
@@ -239,6 +242,10 @@ pub struct CaptureConfig {
     /// a session of their own. Off, they pass through: a subagent's internal prompts are
     /// not the user's conversation.
     pub subagents: bool,
+    /// `capture.filters` (`captureFilters`): the user's rules for captured text
+    /// ([`crate::privacy::rules`]), as written. Added to the built-in redaction, never
+    /// instead of it.
+    pub filters: Vec<String>,
 }
 
 /// `profile.*`.
@@ -405,12 +412,14 @@ impl Default for Config {
                 max_content_chars: 500,
                 prefer_abstract: true,
                 skip_control_prompts: true,
+                query_filters: Vec::new(),
             },
             capture: CaptureConfig {
                 enabled: true,
                 commit_token_threshold: DEFAULT_COMMIT_TOKEN_THRESHOLD,
                 max_length: None,
                 subagents: false,
+                filters: Vec::new(),
             },
             profile: ProfileConfig {
                 enabled: true,

@@ -25,6 +25,8 @@
 //! `peer.source` stays free: each of its choices (`git`, `cwd`, `none`) derives the peer from the
 //! checkout itself (its origin, its folder) or drops it, so none of them names another project.
 //!
+//! `capture.filters` and `recall.query_filters` from a repository add rules to the machine's
+//! (never remove one, and never the built-in redaction, which no key controls).
 //! `bypass.patterns` from a repository are added to the machine's (never replace them); that is
 //! [`super::keys::assign`]'s `append`. Comparison is against the value the lower layers gave
 //! (defaults, then `ovcli.conf`): repository files are folded right after them. For
@@ -153,6 +155,8 @@ mod tests {
         ("capture.commit_token_threshold", RepoRule::Free),
         ("capture.max_length", RepoRule::LowerOnly),
         ("capture.subagents", RepoRule::OffOnly),
+        ("capture.filters", RepoRule::Free),
+        ("recall.query_filters", RepoRule::Free),
         ("profile.enabled", RepoRule::OffOnly),
         ("profile.token_budget", RepoRule::LowerOnly),
         ("peer.source", RepoRule::Free),

@@ -79,6 +79,9 @@ pub struct DeliverySettings {
     /// Which answer of a turn is sent when the Stop payload and the transcript
     /// both have one (the harness's choice).
     pub answer_precedence: crate::turnbook::AnswerPrecedence,
+    /// The privacy rule applied to every transcript read before it is journaled (the
+    /// built-ins, plus the user's capture rules).
+    pub privacy: crate::privacy::Policy,
 }
 
 impl DeliverySettings {
@@ -99,6 +102,7 @@ impl DeliverySettings {
             close_open_turns: false,
             in_doubt_settle_ms: IN_DOUBT_SETTLE_MS,
             answer_precedence: crate::turnbook::AnswerPrecedence::StopFirst,
+            privacy: crate::privacy::Policy::builtin(),
         }
     }
 }
@@ -186,7 +190,7 @@ pub(super) fn deliver_from(
 
     // 2. Transcript: what is new since the last read.
     if let Some(source) = transcript {
-        read_transcript(&mut run, source)?;
+        read_transcript(&mut run, source, &settings.privacy)?;
     }
     if settings.close_open_turns {
         run.append(Event::OpenTurnsClosed, Durability::Buffered)?;
@@ -265,8 +269,14 @@ fn unread_lines(chunk: &RolloutChunk) -> Option<String> {
 }
 
 /// Reads what is new in the transcript, one journaled [`Event::RolloutRead`] per read,
-/// until the read reaches the length the file had or stops moving.
-fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(), RunError> {
+/// until the read reaches the length the file had or stops moving. Every read passes the
+/// privacy rule before it is journaled ([`crate::privacy::Policy::chunk`]); what it removed
+/// is journaled as [`Event::Redacted`] per turn.
+fn read_transcript(
+    run: &mut Run<'_>,
+    source: &dyn TranscriptSource,
+    privacy: &crate::privacy::Policy,
+) -> Result<(), RunError> {
     for _ in 0..MAX_READS_PER_PASS {
         let resume = run
             .state
@@ -275,7 +285,8 @@ fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(
             .and_then(|p| (p.path == source.path()).then_some((p.identity, p.offset)));
         let last_turn = resume.and(run.state.book.last_rollout_turn());
         match source.read_after(resume, last_turn) {
-            Ok(Some(chunk)) => {
+            Ok(Some(mut chunk)) => {
+                let redacted = privacy.chunk(&mut chunk);
                 let moved = chunk.rescanned
                     || resume.is_none_or(|(id, off)| id != chunk.identity || off != chunk.end);
                 let more = moved && chunk.end > chunk.start && chunk.end < chunk.file_len;
@@ -288,6 +299,16 @@ fn read_transcript(run: &mut Run<'_>, source: &dyn TranscriptSource) -> Result<(
                         },
                         Durability::Buffered,
                     )?;
+                    for (turn_id, counts) in redacted {
+                        run.append(
+                            Event::Redacted {
+                                turn_id: Some(turn_id),
+                                origin: "transcript".into(),
+                                counts,
+                            },
+                            Durability::Buffered,
+                        )?;
+                    }
                 }
                 if let Some(message) = unread {
                     run.append(

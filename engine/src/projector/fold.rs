@@ -206,6 +206,7 @@ impl State {
                     }
                 }
             }
+            Event::Redacted { counts, .. } => self.redactions.merge(counts),
             Event::ProfileServed { .. }
             | Event::CommitTraced { .. }
             | Event::SpillIngested { .. } => {}

@@ -253,6 +253,9 @@ pub struct State {
     /// (ms): nothing of it is ever sent again. (Snapshot version 4; a version-3 snapshot
     /// decodes through `codec/snapshot_v3.rs`.)
     pub forgotten_at_ms: Option<u64>,
+    /// What was redacted where text entered, per kind, over the whole session
+    /// ([`crate::event::Event::Redacted`]).
+    pub redactions: crate::privacy::Redactions,
 }
 
 impl State {

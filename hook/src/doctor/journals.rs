@@ -1,6 +1,7 @@
 //! The journal section of `ovhook doctor`: per session, unsent, in-doubt and
 //! set-aside work, hooks that stopped arriving (turns with UserPromptSubmit but
-//! no Stop), records that could not be read, and spill files set aside as damaged.
+//! no Stop), records that could not be read, spill files set aside as damaged, and what the
+//! privacy rule redacted (counts per kind, never the text).
 
 use std::path::Path;
 
@@ -122,6 +123,17 @@ pub fn report(state_root: &Path) -> Vec<Check> {
                     "{} turn(s) saw UserPromptSubmit but no Stop (Stop hook not firing?): {}",
                     missing.len(),
                     missing.join(", ")
+                ),
+            ));
+        }
+        if !st.redactions.is_empty() {
+            out.push(Check::new(
+                Level::Ok,
+                format!("session {name}"),
+                format!(
+                    "{} item(s) redacted before they were journaled: {}",
+                    st.redactions.total(),
+                    st.redactions.summary()
                 ),
             ));
         }

@@ -67,10 +67,16 @@ impl Invocation {
         }
     }
 
-    /// The events of this hook's receipt: its [`Event::HookReceived`] (with content when
-    /// `with_content`) and, when `capture` refuses the turn, an [`Event::CaptureRefused`] for it.
-    pub fn receipt(&self, kind: HookKind, with_content: bool, capture: &Capture) -> Vec<Event> {
-        let mut events = vec![Event::HookReceived(self.received(kind, with_content))];
+    /// The events of this hook's receipt: its [`Invocation::received_events`] (content through
+    /// `privacy`, none without) and, when `capture` refuses the turn, an
+    /// [`Event::CaptureRefused`] for it.
+    pub fn receipt(
+        &self,
+        kind: HookKind,
+        privacy: Option<&ov_engine::privacy::Policy>,
+        capture: &Capture,
+    ) -> Vec<Event> {
+        let mut events = self.received_events(kind, privacy);
         events.extend(self.refusal(capture));
         events
     }

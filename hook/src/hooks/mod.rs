@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use ov_engine::event::{Event, HookKind, HookReceived};
 use ov_engine::store::SessionStore;
+use ov_engine::turn::Role;
 use ov_journal::Durability;
 
 use crate::harness::{self, Harness, HarnessCap, HookEvent, HookInput};
@@ -157,9 +158,9 @@ impl Invocation {
         ov_engine::paths::journal_dir(&self.root, &self.session_id)
     }
 
-    /// The event for this invocation. `with_content` false leaves out the
-    /// prompt and answer (bypassed or disabled sessions keep no conversation).
-    pub fn received(&self, kind: HookKind, with_content: bool) -> HookReceived {
+    /// The event for this invocation, without the conversation's text (prompt and answer
+    /// left out).
+    pub fn received(&self, kind: HookKind) -> HookReceived {
         let i = &self.input;
         HookReceived {
             kind: Some(kind),
@@ -168,21 +169,9 @@ impl Invocation {
             turn_id: i.turn_id.clone(),
             trace_id: i.trace_id.clone(),
             cwd: Some(self.cwd.clone()),
-            prompt: if with_content && self.harness.payload_prompt_captured() {
-                i.prompt.clone()
-            } else {
-                None
-            },
-            response_text: if with_content {
-                i.response_text.clone()
-            } else {
-                None
-            },
-            response_preview: if with_content {
-                i.response_preview.clone()
-            } else {
-                None
-            },
+            prompt: None,
+            response_text: None,
+            response_preview: None,
             source: i.source.clone(),
             tool_name: i.tool_name.clone(),
             denied_uri: None,
@@ -190,6 +179,41 @@ impl Invocation {
             raw_len: i.raw_len,
             malformed: i.malformed.clone(),
         }
+    }
+
+    /// The events for this invocation: its [`HookReceived`] with the conversation's text
+    /// (prompt, answer, preview) passed through `privacy` before anything holds it, then,
+    /// when the rule removed something, [`Event::Redacted`] with the counts. `None` leaves
+    /// the text out (bypassed or disabled sessions keep no conversation).
+    pub fn received_events(
+        &self,
+        kind: HookKind,
+        privacy: Option<&ov_engine::privacy::Policy>,
+    ) -> Vec<Event> {
+        let mut received = self.received(kind);
+        let Some(policy) = privacy else {
+            return vec![Event::HookReceived(received)];
+        };
+        let i = &self.input;
+        let mut counts = ov_engine::privacy::Redactions::default();
+        let mut clean = |text: &Option<String>, role: Role| {
+            text.as_deref()
+                .map(|t| policy.capture(t, role, &mut counts).into_owned())
+        };
+        if self.harness.payload_prompt_captured() {
+            received.prompt = clean(&i.prompt, Role::User);
+        }
+        received.response_text = clean(&i.response_text, Role::Assistant);
+        received.response_preview = clean(&i.response_preview, Role::Assistant);
+        let mut events = vec![Event::HookReceived(received)];
+        if !counts.is_empty() {
+            events.push(Event::Redacted {
+                turn_id: i.turn_id.clone().or_else(|| i.trace_id.clone()),
+                origin: "hook".into(),
+                counts,
+            });
+        }
+        events
     }
 
     /// Memory is off for this session: bypassed by configuration, or a subagent's own
@@ -302,7 +326,7 @@ pub struct OutputCap {
     pub chars: usize,
 }
 
-/// Where [`Invocation::open_journaling`] put its event.
+/// Where [`Invocation::open_journaling`] put its events.
 #[expect(
     clippy::large_enum_variant,
     reason = "one value per hook invocation, moved once: boxing the store buys nothing"
@@ -373,7 +397,7 @@ fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
     if let Some(name) = inv.contradicted(event) {
         // A misconfigured hook (another event's payload piped into this subcommand):
         // journaled as malformed, not acted on.
-        let mut received = inv.received(HookKind::Stop, false);
+        let mut received = inv.received(HookKind::Stop);
         received.kind = None;
         received.malformed = Some(format!(
             "payload says hookEventName {name:?}, but the hook is {:?}; not acted on",

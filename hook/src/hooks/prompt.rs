@@ -15,16 +15,21 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     let capture = inv.capture(&cfg);
     // Recall may run with capture off; not while paused, bypassed or with memory off.
     let active = cfg.memory_enabled && !inv.passes_through(&cfg) && capture.may_inject();
-    let Journaled::Store(store) =
-        inv.open_journaling_all(inv.receipt(HookKind::PromptSubmit, active, &capture))
-    else {
+    let privacy = ov_engine::privacy::Policy::from_config(&cfg);
+    let Journaled::Store(store) = inv.open_journaling_all(inv.receipt(
+        HookKind::PromptSubmit,
+        active.then_some(&privacy),
+        &capture,
+    )) else {
         return None;
     };
     if !active || !cfg.recall.enabled {
         return None;
     }
-    // Only the user's own words are a recall query: wrappers hold URLs and paths.
-    let prompt = ov_engine::text::user_words(inv.input.prompt.as_deref()?)?;
+    // Only the user's own words are a recall query (wrappers hold URLs and paths), and only
+    // what the privacy rule leaves of them: no private span or secret reaches the server.
+    let words = ov_engine::text::user_words(inv.input.prompt.as_deref()?)?;
+    let prompt = privacy.recall_query(&words, &mut ov_engine::privacy::Redactions::default())?;
     // A prompt that only steers the work under way has nothing to search: no fold, no
     // round trip.
     if cfg.recall.skip_control_prompts {

@@ -12,9 +12,10 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     let cfg = load_config(&inv.cwd);
     let paused = inv.paused(|| cfg.workspace.slot.clone()).is_some();
     let active = cfg.memory_enabled && !inv.passes_through(&cfg);
-    let Journaled::Store(store) = inv.open_journaling(Event::HookReceived(
-        inv.received(HookKind::SessionStart, active && !paused),
-    )) else {
+    let privacy = (active && !paused).then(|| ov_engine::privacy::Policy::from_config(&cfg));
+    let Journaled::Store(store) =
+        inv.open_journaling_all(inv.received_events(HookKind::SessionStart, privacy.as_ref()))
+    else {
         return None;
     };
     if !active {

@@ -11,7 +11,9 @@ pub fn handle(inv: &Invocation) {
     let cfg = load_config(&inv.cwd);
     let capture = inv.capture(&cfg);
     let on = capture.is_on();
-    let journaled = inv.open_journaling_all(inv.receipt(HookKind::Stop, on, &capture));
+    let privacy = on.then(|| ov_engine::privacy::Policy::from_config(&cfg));
+    let journaled =
+        inv.open_journaling_all(inv.receipt(HookKind::Stop, privacy.as_ref(), &capture));
     if on && !matches!(journaled, Journaled::Lost) {
         start_worker(inv, journaled, WorkerReason::Stop);
     }

@@ -37,6 +37,8 @@ pub struct Row {
     pub uncaptured: usize,
     /// Damaged ranges in the journal (read around; what they held may be missing).
     pub damaged: usize,
+    /// What the privacy rule removed where text entered, per kind (never the text).
+    pub redacted: std::collections::BTreeMap<String, u32>,
     /// The last problem recorded, or why the journal could not be read.
     pub last_problem: Option<String>,
 }
@@ -98,6 +100,7 @@ fn row(dir: &std::path::Path) -> Row {
         hooks_missing: 0,
         uncaptured: 0,
         damaged: 0,
+        redacted: std::collections::BTreeMap::new(),
         last_problem: None,
     };
     let reader = match crate::view::open_reader(dir) {
@@ -127,6 +130,7 @@ fn row(dir: &std::path::Path) -> Row {
     row.in_doubt = s.in_doubt().len();
     row.hooks_missing = s.turns_missing_stop().len();
     row.uncaptured = s.turns_uncaptured().len();
+    row.redacted.clone_from(&s.redactions.0);
     row.last_problem = match (folded.skipped.last(), damage.last()) {
         (Some(s), _) => Some(format!(
             "undecodable record at {}: {}",
@@ -141,7 +145,7 @@ fn row(dir: &std::path::Path) -> Row {
 /// The human table.
 pub fn table(rows: &[Row]) -> String {
     let mut o = format!(
-        "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>7}  last problem\n",
+        "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>7} {:>8}  last problem\n",
         "session",
         "last activity",
         "turns",
@@ -151,11 +155,12 @@ pub fn table(rows: &[Row]) -> String {
         "in doubt",
         "no stop",
         "uncaptured",
-        "damaged"
+        "damaged",
+        "redacted"
     );
     for r in rows {
         o += &format!(
-            "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>7}  {}\n",
+            "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>7} {:>8}  {}\n",
             r.session_id,
             r.last_activity.as_deref().unwrap_or("-"),
             r.turns,
@@ -166,6 +171,7 @@ pub fn table(rows: &[Row]) -> String {
             r.hooks_missing,
             r.uncaptured,
             r.damaged,
+            r.redacted.values().map(|n| u64::from(*n)).sum::<u64>(),
             r.last_problem.as_deref().unwrap_or("-")
         );
     }

@@ -75,10 +75,13 @@ pub struct Counts {
     pub which: Which,
 }
 
-/// What a message should look like on the server: injected blocks and `<private>` spans
-/// removed (ovhook never sends either), trimmed; the engine's own filters.
+/// What a message should look like on the server: injected blocks removed and the built-in
+/// privacy rule applied (ovhook never sends either), trimmed; the engine's own filters.
 pub fn normalize(s: &str) -> String {
-    ov_engine::text::strip_private(&ov_engine::text::clean_injected(s))
+    let mut counts = ov_engine::privacy::Redactions::default();
+    ov_engine::privacy::builtin(&ov_engine::text::clean_injected(s), &mut counts)
+        .trim()
+        .to_owned()
 }
 
 /// Counts `messages` against `expected` (see the module doc).

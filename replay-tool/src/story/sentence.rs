@@ -372,6 +372,14 @@ pub(super) fn sentence(
         Event::Forgotten { turn_id: t, note } if t.as_deref().is_none_or(|t| t == turn_id) => {
             Some(format!("forgotten by the user ({note}): it is never sent"))
         }
+        Event::Redacted {
+            turn_id: Some(t),
+            origin,
+            counts,
+        } if t == turn_id => Some(format!(
+            "redacted before it was journaled ({origin}): {}",
+            counts.summary()
+        )),
         _ => None,
     }
 }

@@ -26,7 +26,8 @@ pub fn handle(inv: &Invocation) -> Option<String> {
         inv.input.tool_name.as_deref(),
         inv.input.tool_input.as_ref(),
     );
-    let mut received = inv.received(HookKind::PreToolUse, false);
+    // Never the tool's input (a Write's holds a whole file): only its name and the denial.
+    let mut received = inv.received(HookKind::PreToolUse);
     received.denied_uri = denial.as_ref().map(|d| d.uri.clone());
     let mut events = vec![Event::HookReceived(received)];
     // One `stat` when nothing is paused; the project is looked up only when something is.
