@@ -23,7 +23,7 @@
 # any tool call whose payload mentions "viking", in each agent's own output format, so the
 # model log shows where injected context lands and what a denial looks like to the model.
 #
-#   scripts/record-agent.sh qwen|codex|copilot|all
+#   scripts/record-agent.sh qwen|codex|copilot|gemini|all
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -116,6 +116,27 @@ EOF
     export HOOKLOG_REPLY_preToolUse='{"permissionDecision":"deny","permissionDecisionReason":"DENY-MARKER: viking paths are served by the OpenViking MCP tools"}'
     export HOOKLOG_REPLY_IF_preToolUse=viking
     ;;
+  gemini)
+    read_tool='{"name":"read_file","arguments":{"file_path":"'"$run"'/work/notes.md"}}'
+    viking_tool='{"name":"read_file","arguments":{"file_path":"viking://user/memories/profile.md"}}'
+    mkdir -p "$run/home/.gemini"
+    # The auth type must be named (the base URL alone selects a gateway, which -p refuses);
+    # the project folder is trusted as Gemini's folder-trust prompt records it.
+    python3 - "$run/home/.gemini" "$hook" "$run/work" <<'EOF'
+import json, os, sys
+events = ["SessionStart", "BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "PreCompress",
+          "Notification", "SessionEnd"]
+hooks = {e: [{"hooks": [{"type": "command", "command": "%s %s" % (sys.argv[2], e), "timeout": 10000}]}]
+         for e in events}
+settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}, "hooks": hooks}
+json.dump(settings, open(os.path.join(sys.argv[1], "settings.json"), "w"), indent=1)
+json.dump({sys.argv[3]: "TRUST_FOLDER"}, open(os.path.join(sys.argv[1], "trustedFolders.json"), "w"))
+EOF
+    export HOOKLOG_REPLY_SessionStart='{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"<openviking-context>SS-MARKER</openviking-context>"}}'
+    export HOOKLOG_REPLY_BeforeAgent='{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"<openviking-context>UPS-MARKER</openviking-context>"}}'
+    export HOOKLOG_REPLY_BeforeTool='{"decision":"deny","reason":"DENY-MARKER: viking paths are served by the OpenViking MCP tools"}'
+    export HOOKLOG_REPLY_IF_BeforeTool=viking
+    ;;
   esac
   cat >"$run/script.json" <<EOF
 {"rules": [
@@ -162,6 +183,11 @@ for l in open(sys.argv[1]):
           timeout 180 "$bin" -p "$prompt" --allow-all-tools ${sid:+--resume="$sid"} \
           </dev/null >"$run/out$i.txt" 2>"$run/err$i.txt"
         ;;
+      gemini)
+        GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$port GEMINI_API_KEY=test \
+          timeout 180 "$bin" -p "$prompt" --yolo -o json ${sid:+--resume "$sid"} \
+          </dev/null >"$run/out$i.json" 2>"$run/err$i.txt"
+        ;;
       esac
       echo "record-agent: $agent turn $i ($prompt): exit $?"
     done
@@ -183,7 +209,10 @@ with open(os.path.join(out, "hooks.jsonl"), "w") as f:
     for h in hooks:
         f.write(norm(json.dumps(h)) + "\n")
 
-paths = {h["payload"].get("transcript_path") or h["payload"].get("transcriptPath") for h in hooks}
+# Gemini's SessionStart of a resume in a later minute names a new, empty file; the session
+# goes on in its first one, which every other event names.
+paths = {h["payload"].get("transcript_path") or h["payload"].get("transcriptPath") for h in hooks
+         if not (agent == "gemini" and h["event"] == "SessionStart")}
 paths = [p for p in paths if p]
 if agent == "qwen" and not paths:
     paths = glob.glob(os.path.join(run, "home/.qwen/projects/*/chats/*.jsonl"))
@@ -206,7 +235,7 @@ EOF
 }
 
 case ${1:-} in
-qwen | codex | copilot) record "$1" ;;
-all) for a in qwen codex copilot; do record "$a"; done ;;
-*) echo "usage: $0 qwen|codex|copilot|all" >&2; exit 2 ;;
+qwen | codex | copilot | gemini) record "$1" ;;
+all) for a in qwen codex copilot gemini; do record "$a"; done ;;
+*) echo "usage: $0 qwen|codex|copilot|gemini|all" >&2; exit 2 ;;
 esac

@@ -19,7 +19,7 @@ except Exception:
     payload = {"_unparsed": raw.decode("utf-8", "replace")}
 # The agent's own variables that name the session, turn or project (never credentials).
 env = {k: v for k, v in os.environ.items()
-       if k.startswith(("QWEN", "CODEX", "COPILOT", "CLAUDE"))
+       if k.startswith(("QWEN", "CODEX", "COPILOT", "CLAUDE", "GEMINI"))
        and any(w in k for w in ("SESSION", "PROMPT", "TURN", "THREAD", "PROJECT_DIR", "AGENT_ID"))}
 entry = {"event": sys.argv[1] if len(sys.argv) > 1 else None, "t": round(time.time(), 3),
          "cwd": os.getcwd(), "payload": payload, "env": env}

@@ -1,7 +1,8 @@
 //! The Gemini CLI session-file reader on the session recorded from the real CLI 0.61.0
-//! (`testdata/agents/gemini`: four `-p` turns, the later three `--resume`d, with hooks
-//! injecting `SS-MARKER` at SessionStart and `UPS-MARKER` at BeforeAgent): turns, prompts,
-//! whole answers, resumes' `$set` rewrites read as nothing, and reads split at every line.
+//! (`testdata/agents/gemini`, `scripts/record-agent.sh gemini`: five `-p` turns, the later
+//! four `--resume`d, the last one's model calls all failing, with hooks injecting `SS-MARKER`
+//! at SessionStart and `UPS-MARKER` at BeforeAgent): turns, prompts, whole answers, resumes'
+//! `$set` rewrites read as nothing, and reads split at every line.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -64,14 +65,16 @@ fn the_recorded_session_reads_as_its_turns() -> R {
     assert_eq!(
         prompts,
         [
-            "Which tabs? Please read my notes.",
+            "Please read my notes",
             "yes",
             "yes",
-            "Open my viking memory"
+            "Open my viking memory",
+            "This call will boom"
         ]
     );
-    assert_eq!(finals.len(), prompts.len());
-    // Resumes restated the history in `$set` lines three times: still four turns.
+    // Every turn but the failed last one got a final answer.
+    assert_eq!(finals.len() + 1, prompts.len());
+    // Resumes restated the history in `$set` lines four times: still five turns.
     assert_eq!(chunk.fragments.len(), prompts.len());
     for (i, f) in chunk.fragments.iter().enumerate() {
         let words = f.prompt.as_deref().and_then(user_words);
@@ -86,13 +89,12 @@ fn the_recorded_session_reads_as_its_turns() -> R {
             .as_deref()
             .is_some_and(|p| p.contains("UPS-MARKER")));
         assert_eq!(f.final_text.as_ref(), finals.get(i), "turn {i}");
-        assert!(f.finished, "turn {i}");
+        assert_eq!(f.finished, i < finals.len(), "turn {i}");
         // Each turn carries the times its records say, the answer after the prompt.
-        let (p, a) = (
-            f.prompt_ms.ok_or("no prompt time")?,
-            f.answer_ms.ok_or("no answer time")?,
-        );
-        assert!(p <= a, "turn {i}: {p} > {a}");
+        let p = f.prompt_ms.ok_or("no prompt time")?;
+        if let Some(a) = f.answer_ms {
+            assert!(p <= a, "turn {i}: {p} > {a}");
+        }
         assert_eq!(f.superseded, i + 1 < prompts.len(), "turn {i}");
     }
     // "yes" twice is two turns.
@@ -103,6 +105,10 @@ fn the_recorded_session_reads_as_its_turns() -> R {
     // second time with its tool calls) is not the answer.
     let first = chunk.fragments.first().ok_or("no turn")?;
     assert_eq!(first.calls, 2);
+    assert!(first.answer_ms.is_some());
+    // The failed turn: its prompt alone, nothing that reads as an answer.
+    let last = chunk.fragments.last().ok_or("no turn")?;
+    assert!(last.final_text.is_none() && last.last_text.is_none() && last.calls == 0);
     assert!(!first
         .final_text
         .as_deref()

@@ -3,7 +3,9 @@
 //! `<gemini>/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl`,
 //! where `<gemini>` is `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`) and `<project>` the
 //! name `<gemini>/projects.json` gives the session's folder (`{"projects": {"<abs path>":
-//! "<name>"}}`). A `--resume` appends to the same file.
+//! "<name>"}}`). A `--resume` appends to the same file; one in a later minute also leaves a
+//! new file of that minute holding only headers (its SessionStart names that one), so of the
+//! files of a session the largest is its transcript.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -48,7 +50,7 @@ fn holds_session(path: &Path, session_id: &str) -> bool {
     head.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
-/// The newest session file of `session_id` in `chats`.
+/// The largest session file of `session_id` in `chats` (see the module doc).
 fn in_chats(chats: &Path, session_id: &str) -> Option<PathBuf> {
     let short: String = session_id.chars().take(8).collect();
     let suffix = format!("-{short}.jsonl");
@@ -62,7 +64,7 @@ fn in_chats(chats: &Path, session_id: &str) -> Option<PathBuf> {
         })
         .map(|e| e.path())
         .filter(|p| holds_session(p, session_id))
-        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .max_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
 }
 
 /// Where the session file of `session_id` is: in the chats of the project Gemini names
@@ -143,11 +145,18 @@ mod tests {
         std::fs::create_dir_all(&chats).expect("mkdir");
         std::fs::write(g.join("projects.json"), r#"{"projects":{"/w/p":"p"}}"#).expect("projects");
         let file = chats.join("session-2026-12-04T16-16-ae23a062.jsonl");
+        let header = format!("{{\"sessionId\":\"{sid}\",\"kind\":\"main\"}}\n");
         std::fs::write(
             &file,
-            format!("{{\"sessionId\":\"{sid}\",\"kind\":\"main\"}}\n"),
+            format!("{header}{{\"id\":\"u1\",\"type\":\"user\"}}\n"),
         )
         .expect("session");
+        // A resume in a later minute leaves a file of headers only: not the transcript.
+        std::fs::write(
+            chats.join("session-2026-12-04T16-17-ae23a062.jsonl"),
+            &header,
+        )
+        .expect("stub");
         // Another session whose id starts the same is not this one.
         std::fs::write(
             chats.join("session-2026-12-04T16-20-ae23a062.jsonl"),
