@@ -859,3 +859,36 @@ fn repo_cannot_choose_the_peer_or_widen_recall(#[case] local: bool) {
         (Some("me-laptop"), PeerScope::All)
     );
 }
+
+/// OpenViking's filter keys carry over: `ovcli.conf`'s `plugin` section (shared and per agent),
+/// top-level keys, our own `capture.filters`; a repository adds rules, the environment adds
+/// its comma-separated ones; nothing removes another source's rules.
+#[test]
+fn filter_rules_from_every_source_add_up() {
+    let mut fx = Fx::new();
+    fx.ovcli(
+        r#"{"url":"http://127.0.0.1:1933",
+            "plugin":{"captureFilters":["d/^scratch:/"],"recallQueryFilters":["s/^hi //"],
+                      "claude_code":{"captureFilters":["s/a/b/"]}}}"#,
+    );
+    fx.repo_cfg(
+        r#"{"captureFilters":["s/internal-\\d+/[host]/g"],"recall":{"query_filters":"k/x/"}}"#,
+    );
+    fx.env("OPENVIKING_CAPTURE_FILTERS", "s/c/d/, d/^drop/");
+    let l = fx.load();
+    assert!(l.warnings.is_empty(), "{}", warnings_text(&l));
+    assert_eq!(
+        l.config.capture.filters,
+        vec![
+            "d/^scratch:/",
+            "s/a/b/",
+            "s/internal-\\d+/[host]/g",
+            "s/c/d/",
+            "d/^drop/"
+        ]
+    );
+    assert_eq!(l.config.recall.query_filters, vec!["s/^hi //", "k/x/"]);
+    // A repository's empty list removes nothing.
+    fx.repo_local(r#"{"capture":{"filters":[]}}"#);
+    assert_eq!(fx.load().config.capture.filters.len(), 5);
+}

@@ -1,6 +1,6 @@
 //! The privacy rule, as a property of the real pipeline: random conversations with `<private>`
 //! spans (every variant) and secrets of every built-in kind at random places, written to a
-//! real rollout file in pieces cut at random points, read by the real reader through
+//! real ZCode rollout or Claude Code transcript in pieces cut at random points, read by the real reader through
 //! `delivery::deliver` after each piece, planned and sent. Nothing private or secret may be in
 //! any file of the journal directory, nor in anything handed to the transport; what was
 //! removed is counted in the journal.
@@ -60,14 +60,29 @@ impl Transport for Recorder {
     }
 }
 
-struct Rollout(PathBuf);
+/// A transcript read with the real reader: ZCode's rollout, or a Claude Code transcript.
+struct Transcript {
+    path: PathBuf,
+    claude: bool,
+}
 
-impl TranscriptSource for Rollout {
+impl TranscriptSource for Transcript {
     fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>> {
-        ov_engine::rollout::read_chunk(&self.0, resume)
+        self.read_after(resume, None)
+    }
+    fn read_after(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+        last_turn: Option<&str>,
+    ) -> std::io::Result<Option<RolloutChunk>> {
+        if self.claude {
+            ov_engine::transcript::claude_code::read_chunk(&self.path, resume, last_turn)
+        } else {
+            ov_engine::rollout::read_chunk(&self.path, resume)
+        }
     }
     fn path(&self) -> String {
-        self.0.display().to_string()
+        self.path.display().to_string()
     }
 }
 
@@ -206,6 +221,19 @@ fn message() -> impl Strategy<Value = Piece> {
     })
 }
 
+fn claude_lines(turn: &str, prompt: &str, answer: &str) -> String {
+    let user = serde_json::json!({
+        "type": "user", "promptId": turn,
+        "message": {"role": "user", "content": prompt},
+    });
+    let assistant = serde_json::json!({
+        "type": "assistant", "promptId": turn,
+        "message": {"id": format!("m-{turn}"), "role": "assistant", "stop_reason": "end_turn",
+                    "content": [{"type": "text", "text": answer}]},
+    });
+    format!("{user}\n{assistant}\n")
+}
+
 fn model_io_line(turn: &str, prompt: &str, answer: &str) -> String {
     let mut s = serde_json::json!({
         "type": "model_io", "turnId": turn, "requestId": turn, "attempt": 1,
@@ -243,6 +271,7 @@ proptest! {
     fn nothing_private_or_secret_is_journaled_or_sent(
         turns in prop::collection::vec((message(), message()), 1..4),
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        claude in any::<bool>(),
     ) {
         let tmp = tempfile::tempdir().expect("tmp");
         let journal = tmp.path().join("journal");
@@ -251,13 +280,24 @@ proptest! {
         let file: String = turns
             .iter()
             .enumerate()
-            .map(|(i, (p, a))| model_io_line(&format!("t{i}"), &p.text, &a.text))
+            .map(|(i, (p, a))| {
+                // Every prompt has a word of the user's, so every turn is a turn to read.
+                let prompt = format!("q{i} {}", p.text);
+                if claude {
+                    claude_lines(&format!("t{i}"), &prompt, &a.text)
+                } else {
+                    model_io_line(&format!("t{i}"), &prompt, &a.text)
+                }
+            })
             .collect();
         let bytes = file.as_bytes();
         let mut points: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len())).collect();
         points.push(bytes.len());
         points.sort_unstable();
-        let source = Rollout(rollout.clone());
+        let source = Transcript {
+            path: rollout.clone(),
+            claude,
+        };
         let server = Recorder::default();
         let mut settings = DeliverySettings::new("zc-s".into());
         let mut written = 0;
@@ -276,13 +316,18 @@ proptest! {
         let journaled = all_bytes(&journal);
         let sent = server.sent.borrow().join("\n");
         let mut counted = Redactions::default();
+        let mut turns_read = std::collections::BTreeSet::new();
         for (_, e) in store.events().expect("events") {
-            if let Ok(env) = e {
-                if let Event::Redacted { counts, .. } = env.event {
-                    counted.merge(&counts);
+            match e.map(|env| env.event) {
+                Ok(Event::Redacted { counts, .. }) => counted.merge(&counts),
+                Ok(Event::RolloutRead { chunk, .. }) => {
+                    turns_read.extend(chunk.fragments.into_iter().map(|f| f.turn_id));
                 }
+                _ => {}
             }
         }
+        // The reader saw every turn: the property is about text that was really read.
+        prop_assert_eq!(turns_read.len(), turns.len());
         let mut forbidden_any = false;
         for (p, a) in &turns {
             for f in p.forbidden.iter().chain(&a.forbidden) {
@@ -337,4 +382,21 @@ fn user_rules_add_to_the_builtins() {
         Some("deploy  now")
     );
     assert_eq!(c.summary(), "1 password, 1 rule-drop, 1 rule-edit");
+}
+
+/// No false alarms on what developers paste that is not secret: this repository's own
+/// lockfile (64-hex checksums) and git history (SHAs), UUIDs, npm integrity hashes.
+#[test]
+fn lockfiles_shas_and_uuids_are_not_secrets() {
+    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock"))
+        .expect("Cargo.lock");
+    let pasted = format!(
+        "{lock}\ncommit 6eb35a2f0c1d2e3f4a5b6c7d8e9f00112233445566\nMerge: 3f2a9c1 8b7d6a5\n\
+         id 123e4567-e89b-12d3-a456-426614174000\n\
+         \"integrity\": \"sha512-Xg7sk2AKIAq9AIzaeyJ0b3/+abcdefGHIJKLmnopQRSTuvwxYZ0123456789==\"\n"
+    );
+    let mut c = Redactions::default();
+    let out = ov_engine::privacy::builtin(&pasted, &mut c);
+    assert!(c.is_empty(), "false alarms: {}", c.summary());
+    assert_eq!(out, pasted);
 }
