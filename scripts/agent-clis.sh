@@ -7,6 +7,8 @@
 #   target/agents/codex/bin/codex      @openai/codex
 #   target/agents/copilot/bin/copilot  @github/copilot
 #   target/agents/gemini/bin/gemini    @google/gemini-cli
+#   target/agents/opencode/bin/opencode opencode-ai
+#   target/agents/kilo/bin/kilo        @kilocode/cli (7.8.1's platform package is missing from the registry)
 #
 # Prints one line per agent. Without npm, says so and exits 0: the tests that need a CLI
 # then skip with their own message. AGENTS="qwen codex" installs a subset.
@@ -17,12 +19,14 @@ QWEN_VERSION=0.24.4
 CODEX_VERSION=0.169.0
 COPILOT_VERSION=1.0.102
 GEMINI_VERSION=0.61.0
+OPENCODE_VERSION=1.18.33
+KILO_VERSION=7.7.7
 
 ROOT=$PWD/target/agents
 mkdir -p "$ROOT"
 
 if ! command -v npm >/dev/null 2>&1; then
-  echo "agent-clis: npm not found; the real-CLI tests for qwen, codex, copilot and gemini will skip"
+  echo "agent-clis: npm not found; the real-CLI tests for qwen, codex, copilot, gemini, opencode and kilo will skip"
   exit 0
 fi
 
@@ -54,12 +58,14 @@ install_one() {
 }
 
 echo "agent-clis: free disk $(df -h . | awk 'NR==2 {print $4}')"
-for agent in ${AGENTS:-qwen codex copilot gemini}; do
+for agent in ${AGENTS:-qwen codex copilot gemini opencode kilo}; do
   case $agent in
   qwen) install_one qwen @qwen-code/qwen-code "$QWEN_VERSION" qwen ;;
   codex) install_one codex @openai/codex "$CODEX_VERSION" codex ;;
   copilot) install_one copilot @github/copilot "$COPILOT_VERSION" copilot ;;
   gemini) install_one gemini @google/gemini-cli "$GEMINI_VERSION" gemini ;;
+  opencode) install_one opencode opencode-ai "$OPENCODE_VERSION" opencode ;;
+  kilo) install_one kilo @kilocode/cli "$KILO_VERSION" kilo ;;
   *) echo "agent-clis: unknown agent $agent" >&2; exit 2 ;;
   esac
 done

@@ -356,7 +356,6 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
                 .format
                 .merge(&mut doc.root, &exe, want.and(place.holds)),
         );
-        warnings.extend(place.format.warnings(&doc.root, &place.path));
     }
     for Loaded { place, doc } in &mut moved {
         // The same parts as before, now naming this binary.
@@ -398,7 +397,7 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
         };
         report.push(format!("  binary: {} ({state})", dest.display()));
     }
-    for (Loaded { place, doc }, notes) in main.into_iter().zip(notes) {
+    for (Loaded { place, doc }, notes) in main.iter().zip(notes) {
         let created = doc.original.is_none();
         let wrote = doc.save()?;
         any_written |= wrote;
@@ -439,6 +438,10 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
             }
             PluginNote::Warning(line) => warnings.push(format!("warning: {line}")),
         }
+    }
+    // Once everything is written (a plugin's own files included): what still stops our entries.
+    for Loaded { place, doc } in &main {
+        warnings.extend(place.format.warnings(&doc.root, &place.path));
     }
     if let Scope::Project { root } = &scope {
         manifest.add_project(target.name(), root);

@@ -1,6 +1,6 @@
 //! Harness-specific wire formats behind one interface.
 //!
-//! Each harness (ZCode, Claude Code, Qwen Code, Codex CLI, Copilot CLI, Gemini CLI) keeps its payload fields,
+//! Each harness (ZCode, Claude Code, Qwen Code, Codex CLI, Copilot CLI, Gemini CLI, OpenCode, Kilo Code) keeps its payload fields,
 //! output rules, transcript reader and installer target in its own module and
 //! implements [`Harness`]; the journal, projector, planner, client and outbox
 //! never learn which harness fed them (events carry the harness's name as data).
@@ -15,6 +15,7 @@
 //! | `codex` | `codex/wire.rs` | Claude Code's | none (payloads carry the turn) | `codex/install_target.rs`, `codex/trust.rs` (Codex's hook trust) | `doctor/agents.rs` |
 //! | `copilot` | `copilot/wire.rs` | `copilot/output.rs` | `copilot/transcript_source.rs` over `ov_engine::transcript::copilot` | `copilot/install_target.rs` | `doctor/agents.rs` |
 //! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript_source.rs` over `ov_engine::transcript::gemini` | `gemini/install_target.rs` (entries in `install/hook_groups.rs`'s Gemini style) | `doctor/agents.rs` |
+//! | `opencode`, `kilo` | `opencode/wire.rs` (what the shim `opencode/plugin.js` sends) | `opencode/output.rs` (what the shim acts on) | none (payloads carry the turn) | `opencode/install_target.rs` (the `plugin` list; the shim beside the binary) | `doctor/agents.rs` |
 //!
 //! Shared by several: [`input`] (the flat JSON payload parser and its field tables),
 //! [`payload_only`] (a harness whose payloads carry everything: Qwen, Codex), [`context_fit`]
@@ -26,6 +27,7 @@ pub mod context_fit;
 pub mod copilot;
 pub mod gemini;
 pub mod input;
+pub mod opencode;
 pub mod payload_only;
 pub mod qwen;
 pub mod zcode;
@@ -92,17 +94,19 @@ pub enum HarnessCap {
 pub const DEFAULT: &dyn Harness = &zcode::ZCode;
 
 /// Every harness, by the name it is installed and journaled under.
-pub const ALL: [&dyn Harness; 6] = [
+pub const ALL: [&dyn Harness; 8] = [
     &zcode::ZCode,
     &claude_code::ClaudeCode,
     &qwen::QWEN,
     &codex::CODEX,
     &copilot::Copilot,
     &gemini::Gemini,
+    &opencode::OPENCODE,
+    &opencode::KILO,
 ];
 
-/// The harness named `name` (`zcode`, `claude-code`, `qwen`, `codex`, `copilot`, `gemini`), if
-/// it is one.
+/// The harness named `name` (`zcode`, `claude-code`, `qwen`, `codex`, `copilot`, `gemini`,
+/// `opencode`, `kilo`), if it is one.
 pub fn named(name: &str) -> Option<&'static dyn Harness> {
     ALL.into_iter().find(|h| h.name() == name)
 }

@@ -119,12 +119,13 @@ fn write_executable(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     result
 }
 
-/// Removes the home's binaries (and the `bin` folder when it is then empty). Returns the
-/// binaries removed.
+/// Removes the home's binaries and the plugin shims written beside them (OpenCode's, Kilo
+/// Code's), and the `bin` folder when it is then empty. Returns the files removed.
 pub fn remove(home: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let dir = dir(home);
     let mut removed = Vec::new();
-    for name in BINARIES {
+    let shims = crate::harness::opencode::install_target::SHIM_FILES;
+    for name in BINARIES.into_iter().chain(shims) {
         let p = dir.join(name);
         match fs::remove_file(&p) {
             Ok(()) => removed.push(p),

@@ -171,7 +171,7 @@ pub trait InstallTarget: Sync {
 }
 
 /// Every harness ovhook installs into; the first is the default.
-pub fn targets() -> [&'static dyn InstallTarget; 6] {
+pub fn targets() -> [&'static dyn InstallTarget; 8] {
     [
         &crate::harness::zcode::install_target::ZCODE,
         &crate::harness::claude_code::install_target::CLAUDE_CODE,
@@ -179,6 +179,8 @@ pub fn targets() -> [&'static dyn InstallTarget; 6] {
         &crate::harness::codex::install_target::CODEX,
         &crate::harness::copilot::install_target::COPILOT,
         &crate::harness::gemini::install_target::GEMINI,
+        &crate::harness::opencode::install_target::OPENCODE,
+        &crate::harness::opencode::install_target::KILO,
     ]
 }
 

@@ -1,4 +1,4 @@
-//! The real Qwen Code, Codex, GitHub Copilot and Gemini CLIs (pinned, cached under
+//! The real Qwen Code, Codex, GitHub Copilot, Gemini, OpenCode and Kilo Code CLIs (pinned, cached under
 //! `target/agents` by `scripts/agent-clis.sh`) run headless and offline against the scripted
 //! model server (`testdata/agents/fake_openai.py`, which also speaks the Gemini API), with
 //! ovhook installed by
@@ -14,7 +14,8 @@
 //! Nothing bypasses an agent's own checks: Codex runs our hooks because the install recorded the
 //! user's trust (`--trust`), as Codex's `/hooks` screen would; Gemini runs them because the
 //! project folder is trusted in `~/.gemini/trustedFolders.json`, as its folder-trust prompt
-//! records it.
+//! records it; OpenCode and Kilo Code run our plugin shim because the install named it in their
+//! config's `plugin` list.
 //!
 //! A CLI that is not installed fails its test unless `OVHOOK_SKIP_CLI_TESTS=1`.
 
@@ -173,14 +174,23 @@ impl Drop for Seeded {
     }
 }
 
-/// Runs `cmd` to completion (killed and failed past [`CLI_TIMEOUT`]).
-fn run(mut cmd: Command, what: &str) -> Output {
-    let child = cmd
-        .stdin(Stdio::null())
+/// Runs `cmd` to completion with `stdin` as its input (killed and failed past [`CLI_TIMEOUT`]).
+fn run(mut cmd: Command, what: &str, stdin: Option<&str>) -> Output {
+    let mut child = cmd
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{what}: {e}"));
+    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        use std::io::Write;
+        pipe.write_all(text.as_bytes())
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
     let id = child.id();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -242,6 +252,12 @@ impl Agent {
                 cmd.env("GOOGLE_GEMINI_BASE_URL", model.gemini_base_url())
                     .env("GEMINI_API_KEY", "test");
             }
+            "opencode" | "kilo" => {
+                cmd.env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+                    .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+                    .env("KILO_DISABLE_MODELS_FETCH", "1")
+                    .env("KILO_DISABLE_AUTOUPDATE", "1");
+            }
             _ => {
                 cmd.env("COPILOT_OFFLINE", "true")
                     .env("COPILOT_PROVIDER_BASE_URL", model.base_url())
@@ -264,6 +280,8 @@ impl Agent {
         session: Option<&str>,
     ) -> String {
         let mut cmd = self.command(bin, env, work, model);
+        // OpenCode and Kilo wrap an argument holding a space in quotes; stdin is taken as is.
+        let mut stdin = None;
         match self.name {
             "qwen" => {
                 cmd.args(["--auth-type", "openai", "--yolo", "-o", "json"]);
@@ -285,6 +303,13 @@ impl Agent {
                     cmd.args(["--resume", s]);
                 }
             }
+            "opencode" | "kilo" => {
+                cmd.args(["run", "--format", "json"]);
+                if let Some(s) = session {
+                    cmd.args(["--session", s]);
+                }
+                stdin = Some(prompt);
+            }
             _ => {
                 cmd.args(["-p", prompt, "--allow-all-tools"]);
                 if let Some(s) = session {
@@ -292,7 +317,7 @@ impl Agent {
                 }
             }
         }
-        let out = run(cmd, &format!("{} {prompt:?}", self.name));
+        let out = run(cmd, &format!("{} {prompt:?}", self.name), stdin);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
@@ -340,6 +365,11 @@ impl Agent {
                 .find(|e| e["type"] == "thread.started")
                 .and_then(|e| e["thread_id"].as_str().map(str::to_owned))
                 .expect("thread.started"),
+            "opencode" | "kilo" => stdout
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find_map(|e| e["sessionID"].as_str().map(str::to_owned))
+                .unwrap_or_else(|| panic!("no sessionID in {}'s output: {stdout}", self.name)),
             _ => format!("{stdout}{}", String::from_utf8_lossy(&out.stderr))
                 .split("--resume=")
                 .nth(1)
@@ -413,6 +443,21 @@ impl Agent {
                 json!({ work.display().to_string(): "TRUST_FOLDER" }).to_string(),
             )
             .expect("trustedFolders.json");
+        }
+        if let Some((folder, file)) = match self.name {
+            "opencode" => Some(("opencode", "opencode.json")),
+            "kilo" => Some(("kilo", "kilo.json")),
+            _ => None,
+        } {
+            // The user's own config: the loopback model as a custom OpenAI-compatible provider.
+            let dir = env.home().join(".config").join(folder);
+            std::fs::create_dir_all(&dir).expect("config dir");
+            let config = json!({
+                "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
+                    "options": {"baseURL": model.base_url(), "apiKey": "test"},
+                    "models": {"fake-model": {"name": "Fake Model"}}}},
+                "model": "fake/fake-model", "small_model": "fake/fake-model"});
+            std::fs::write(dir.join(file), config.to_string()).expect("config");
         }
 
         // Installed as a user would: for Codex, consenting to trust our hooks (Codex runs no
@@ -564,6 +609,28 @@ fn gemini_cli_real_cli() {
         prefix: "gm-",
         read: |p| json!({"name": "read_file", "arguments": {"file_path": p}}),
         viking: json!({"name": "read_file", "arguments": {"file_path": "viking://user/memories/profile.md"}}),
+    }
+    .run_test();
+}
+
+#[test]
+fn opencode_real_cli() {
+    Agent {
+        name: "opencode",
+        prefix: "oc-",
+        read: |p| json!({"name": "read", "arguments": {"filePath": p}}),
+        viking: json!({"name": "read", "arguments": {"filePath": "viking://user/memories/profile.md"}}),
+    }
+    .run_test();
+}
+
+#[test]
+fn kilo_real_cli() {
+    Agent {
+        name: "kilo",
+        prefix: "kc-",
+        read: |p| json!({"name": "read", "arguments": {"filePath": p}}),
+        viking: json!({"name": "read", "arguments": {"filePath": "viking://user/memories/profile.md"}}),
     }
     .run_test();
 }

@@ -1,4 +1,4 @@
-//! `ovhook install --harness qwen|codex|copilot|gemini` and `uninstall` on a temporary HOME: our
+//! `ovhook install --harness qwen|codex|copilot|gemini|opencode|kilo` and `uninstall` on a temporary HOME: our
 //! entries go into each agent's own files next to foreign ones, a re-install rewrites
 //! nothing, uninstall leaves the user's files as they were, a malformed file is refused
 //! untouched, and doctor reports the install.
@@ -82,6 +82,25 @@ fn cases() -> Vec<Case> {
             ".gemini/settings.json",
             "/hooks/AfterAgent/1/hooks/0/command",
         ),
+        (
+            "opencode",
+            vec![(
+                ".config/opencode/opencode.json",
+                json!({"model": "fake/m", "plugin": ["opencode-wakatime"],
+                       "mcp": {"other": {"type": "remote", "url": "http://127.0.0.1:1"}}}),
+            )],
+            ".config/opencode/opencode.json",
+            "/plugin/1",
+        ),
+        (
+            "kilo",
+            vec![(
+                ".config/kilo/kilo.json",
+                json!({"model": "fake/m", "plugin": ["file:///opt/their-plugin.js"]}),
+            )],
+            ".config/kilo/kilo.json",
+            "/plugin/1",
+        ),
     ]
 }
 
@@ -101,7 +120,25 @@ fn install_keeps_foreign_entries_is_idempotent_and_uninstall_restores() {
             .pointer(pointer)
             .and_then(Value::as_str)
             .unwrap_or_else(|| panic!("{harness}: no hook of ours at {pointer}: {installed:#}"));
-        assert!(cmd.contains(&format!("--harness {harness} ")), "{cmd}");
+        // A command hook runs `ovhook --harness <name>`; OpenCode and Kilo load our plugin shim,
+        // written beside the binary, which runs it.
+        let shim = env
+            .home()
+            .join(format!(".openviking/ovhook/bin/ovhook-{harness}.js"));
+        let plugin = format!("file://{}", shim.display());
+        assert!(
+            cmd.contains(&format!("--harness {harness} ")) || cmd == plugin,
+            "{cmd}"
+        );
+        if cmd == plugin {
+            let text = std::fs::read_to_string(&shim).expect("the shim is written");
+            assert!(text.contains(&format!("const HARNESS = \"{harness}\";")));
+            assert_eq!(
+                installed.pointer("/mcp/openviking/command/1"),
+                Some(&json!("mcp")),
+                "{installed:#}"
+            );
+        }
         // Every entry names the stable home, which holds this binary's bytes.
         let stable = env
             .home()
@@ -145,6 +182,7 @@ fn install_keeps_foreign_entries_is_idempotent_and_uninstall_restores() {
             !Path::new(&stable).exists(),
             "{harness}: uninstall removes the binary once nothing names it"
         );
+        assert!(!shim.exists(), "{harness}: uninstall removes the shim");
     }
 }
 
@@ -155,6 +193,8 @@ fn a_malformed_file_is_refused_and_left_untouched() {
         ("codex", ".codex/hooks.json"),
         ("copilot", ".copilot/settings.json"),
         ("gemini", ".gemini/settings.json"),
+        ("opencode", ".config/opencode/opencode.json"),
+        ("kilo", ".config/kilo/kilo.json"),
     ] {
         let env = Env::new();
         let p = env.home().join(rel);

@@ -31,6 +31,7 @@ mod mcp_faults;
 mod mcp_server;
 mod mcp_support;
 mod npm_package;
+mod opencode_shim;
 mod privacy;
 mod server_answers;
 mod spill;

@@ -1,0 +1,126 @@
+//! OpenCode and Kilo Code (a fork of OpenCode with the same plugin API): no command hooks, so
+//! ovhook installs a small JavaScript plugin, the shim ([`SHIM`], `plugin.js`), that runs
+//! `ovhook --harness <name> <event>` with the event as JSON on stdin and acts on its output.
+//! Every decision stays in this binary; the shim only forwards.
+//!
+//! | agent event (plugin API) | ovhook event | the shim sends |
+//! |---|---|---|
+//! | `chat.message`, first of a session in this process | SessionStart | `source` |
+//! | `chat.message` | UserPromptSubmit | the user message id (the turn) and its text |
+//! | `tool.execute.before` | PreToolUse | tool name and arguments; a deny is thrown |
+//! | `event` `session.idle` (Kilo also: `session.drained`) | Stop | the turn's id and the text of its last assistant message |
+//! | `event` `session.compacted` | none: `ovhook drain`, detached (the payloads carry every turn, a compacted history loses none) | |
+//! | `dispose` (process exit) | Stop of a finished turn whose `session.idle` was missed, then SessionEnd, for each session seen | |
+//!
+//! Both agents' `run` exits right after `session.idle` and drop async work still pending in
+//! an event handler; the shim runs `ovhook` synchronously (`spawnSync`, whose hot paths take
+//! milliseconds; Stop hands the send to a detached worker), and `dispose`, which the agents
+//! await, runs the last events. The payloads carry the whole turn: no transcript is read
+//! (both keep their sessions in SQLite).
+pub mod install_target;
+pub mod output;
+pub mod wire;
+
+use std::path::Path;
+
+use ov_engine::delivery::TranscriptSource;
+
+use super::{Harness, HarnessCap, HookEvent, HookInput};
+
+/// The plugin shim, with `__OVHOOK_HARNESS__` standing for the harness's name.
+pub const SHIM: &str = include_str!("plugin.js");
+
+/// One agent of the OpenCode family.
+pub struct OpenCodeFamily {
+    /// Installed and journaled name.
+    pub name: &'static str,
+    /// Prefix of its OpenViking sessions.
+    pub remote_prefix: &'static str,
+}
+
+/// OpenCode (`opencode-ai`).
+pub const OPENCODE: OpenCodeFamily = OpenCodeFamily {
+    name: "opencode",
+    remote_prefix: "oc-",
+};
+
+/// Kilo Code CLI (`@kilocode/cli`).
+pub const KILO: OpenCodeFamily = OpenCodeFamily {
+    name: "kilo",
+    remote_prefix: "kc-",
+};
+
+impl OpenCodeFamily {
+    /// The shim's text for this agent.
+    pub fn shim(&self) -> String {
+        SHIM.replace("__OVHOOK_HARNESS__", self.name)
+    }
+}
+
+impl Harness for OpenCodeFamily {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn remote_session_id(&self, native: &str) -> String {
+        ov_engine::ids::remote_session_id(self.remote_prefix, native)
+    }
+
+    fn parse(&self, raw: &[u8], truncated: bool) -> HookInput {
+        wire::parse(raw, truncated)
+    }
+
+    /// A session the agent spawned (its `task` tool), marked by [`wire::parse`].
+    fn is_subagent_session(&self, native: &str) -> bool {
+        native.starts_with(wire::SUBAGENT_MARK)
+    }
+
+    fn context_output(&self, event: HookEvent, text: &str, max_bytes: usize) -> Option<String> {
+        output::context(event, text, max_bytes)
+    }
+
+    fn deny_output(&self, reason: &str, max_bytes: usize) -> Option<String> {
+        output::deny(reason, max_bytes)
+    }
+
+    fn output_cap(&self, _home: &Path) -> Option<HarnessCap> {
+        Some(HarnessCap::ContextChars(output::MAX_CONTEXT_CHARS))
+    }
+
+    fn transcript(
+        &self,
+        _home: &Path,
+        _session_id: &str,
+        _cwd: Option<&str>,
+    ) -> Option<Box<dyn TranscriptSource>> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subagent_sessions_are_those_with_a_parent() {
+        let sub = OPENCODE
+            .parse(br#"{"session_id":"ses_2","parent_id":"ses_1"}"#, false)
+            .session_id
+            .expect("id");
+        assert!(OPENCODE.is_subagent_session(&sub));
+        assert!(KILO.is_subagent_session(&sub));
+        assert!(!OPENCODE.is_subagent_session("ses_1"));
+    }
+
+    #[test]
+    fn the_shim_names_its_agent_and_nothing_is_left_to_fill() {
+        for (h, name) in [(&OPENCODE, "opencode"), (&KILO, "kilo")] {
+            let shim = h.shim();
+            assert!(
+                shim.contains(&format!("const HARNESS = \"{name}\";")),
+                "{name}"
+            );
+            assert!(!shim.contains("__OVHOOK_"));
+        }
+    }
+}
