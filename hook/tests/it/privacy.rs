@@ -257,6 +257,17 @@ fn hook_payloads_are_journaled_sanitized_with_the_users_rules() {
     for f in ["TAILSECRET", "AKIAIOSFODNN7EXAMPLE", "internal-42"] {
         assert!(!holds(&bytes, f), "{f} under the state directory");
     }
+    // doctor shows the counts per session, never the text.
+    let out = env.run_with(&["doctor"], b"", &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l.starts_with("ok session ")
+            && l.ends_with(
+                "4 item(s) redacted before they were journaled: 2 aws-access-key-id, 1 private, 1 rule-edit"
+            )),
+        "{text}"
+    );
+    assert!(!text.contains("AKIAIOSFODNN7EXAMPLE"));
 }
 
 /// A bad rule is a FAIL line in doctor naming it; the hooks still run, the other rules and

@@ -15,6 +15,7 @@ mod fake_ovhook;
 mod follow;
 mod golden;
 mod plan;
+mod privacy;
 mod sessions;
 mod simulate_embedded;
 mod simulate_server;
