@@ -54,7 +54,7 @@ use serde_json::Value;
 pub use deprecation::Deprecated;
 pub use error::ClientError;
 pub use profile::ProfileRequest;
-pub use recall::{RecallOutcome, RecallRequest};
+pub use recall::{project_of, RecallOutcome, RecallRequest};
 pub use session::{CommitResult, OutMessage, ServerMessage, SessionMeta};
 
 /// The `User-Agent` sent when [`ClientConfig::user_agent`] is left at its default.
@@ -126,6 +126,8 @@ pub struct Client {
     base: String,
     timeout: Duration,
     deadline: Option<Instant>,
+    /// The current project's peer (`x-openviking-actor-peer`), when known.
+    actor_peer: Option<String>,
 }
 
 impl std::fmt::Debug for Client {
@@ -222,6 +224,7 @@ impl Client {
             base,
             timeout: cfg.timeout,
             deadline: cfg.deadline,
+            actor_peer: cfg.actor_peer.clone().filter(|p| !p.is_empty()),
         })
     }
 

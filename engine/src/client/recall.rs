@@ -94,6 +94,31 @@ pub struct RecallOutcome {
     /// A tier's endpoint answered that it is deprecated (tier 2's `search/recall` on
     /// OpenViking 0.5.2, whose successor is tier 1's `search/search` in context mode).
     pub deprecated: Option<super::Deprecated>,
+    /// The URIs of the items in the block, in block order ([`project_of`] says whose).
+    pub items: Vec<String>,
+}
+
+/// The project (peer) a memory belongs to: the segment after `/peers/` of its URI
+/// (`viking://user/<u>/peers/github.com-acme-alpha/memories/…`); `None` for the user's own
+/// memories, resources and skills.
+pub fn project_of(uri: &str) -> Option<&str> {
+    let (_, rest) = uri.split_once("/peers/")?;
+    rest.split('/').next().filter(|p| !p.is_empty())
+}
+
+/// How much lower an item of another project ranks in tier 3 (the client-side fallback), so
+/// that the current project's memories come first, as the server's context face orders them
+/// (its default `other_peer_penalty`).
+pub(crate) const OTHER_PROJECT_PENALTY: f64 = 0.1;
+
+/// The `uri="…"` attributes of a rendered block (tiers 1 and 2), in order.
+fn block_uris(rendered: &str) -> Vec<String> {
+    rendered
+        .split("uri=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Anchor `scaleQuotas`: every key at least 1, then the largest deficit against `limit·w/Σw` first.
@@ -144,7 +169,7 @@ impl Client {
 
         if !req.skip_context_face {
             if let Some(t) = self.budget(req.deadline) {
-                match self.tier1(req, query, t) {
+                match self.tier1(req, query, t, &mut out) {
                     Ok(block) => {
                         return Ok(RecallOutcome {
                             block,
@@ -172,7 +197,7 @@ impl Client {
             }
         }
         if self.budget(req.deadline).is_some() {
-            match self.tier3(req, query) {
+            match self.tier3(req, query, &mut out) {
                 Ok(block) => {
                     return Ok(RecallOutcome {
                         block,
@@ -194,6 +219,7 @@ impl Client {
         req: &RecallRequest,
         query: &str,
         t: Duration,
+        out: &mut RecallOutcome,
     ) -> Result<Option<String>, ClientError> {
         let mut body = Map::new();
         body.insert("query".into(), json!(query));
@@ -246,6 +272,7 @@ impl Client {
         } else {
             digest
         };
+        out.items = block_uris(&injected);
         Ok(block_a(&injected, req.limit()))
     }
 
@@ -301,10 +328,16 @@ impl Client {
             .and_then(Value::as_str)
             .map(str::trim)
             .unwrap_or_default();
+        out.items = block_uris(rendered);
         Ok(block_a(rendered, req.limit()))
     }
 
-    fn tier3(&self, req: &RecallRequest, query: &str) -> Result<Option<String>, ClientError> {
+    fn tier3(
+        &self,
+        req: &RecallRequest,
+        query: &str,
+        out: &mut RecallOutcome,
+    ) -> Result<Option<String>, ClientError> {
         let limit = req.limit.unwrap_or(10).max(1);
         let per_source = (2 * limit).max(8);
         let find = |uri: &str, key: &str| -> Result<Vec<Value>, ClientError> {
@@ -332,10 +365,11 @@ impl Client {
             .chain(skills.iter().map(|v| Item::from_json(v, "skill")))
             .filter(|i| i.score >= req.score_threshold)
             .collect();
-        let picked = rank(query, &mut items, limit);
+        let picked = rank(query, &mut items, limit, self.actor_peer.as_deref());
         if picked.is_empty() {
             return Ok(None);
         }
+        out.items = picked.iter().map(|i| i.uri.clone()).collect();
         let lines = self.render_items(req, &picked);
         Ok(fit_block(HEADER_B, &lines.join("\n"), FOOTER, req.limit()))
     }
@@ -516,7 +550,12 @@ fn tokens(query: &str) -> Vec<String> {
 }
 
 /// Anchor tier-3 ranking: boosts, stable sort descending, dedupe, first `limit`.
-pub(crate) fn rank(query: &str, items: &mut [Item], limit: usize) -> Vec<Item> {
+pub(crate) fn rank(
+    query: &str,
+    items: &mut [Item],
+    limit: usize,
+    actor_peer: Option<&str>,
+) -> Vec<Item> {
     let lower = query.to_lowercase();
     let temporal = TIME_WORDS.iter().any(|w| lower.contains(w));
     let preference = PREF_WORDS.iter().any(|w| lower.contains(w));
@@ -528,6 +567,9 @@ pub(crate) fn rank(query: &str, items: &mut [Item], limit: usize) -> Vec<Item> {
         .map(|it| {
             let uri = it.uri.to_lowercase();
             let mut s = it.score;
+            if actor_peer.is_some() && project_of(&it.uri).is_some_and(|p| Some(p) != actor_peer) {
+                s -= OTHER_PROJECT_PENALTY;
+            }
             if it.level == Some(2) || uri.ends_with(".md") {
                 s += 0.12;
             }
@@ -652,7 +694,7 @@ mod tests {
                 2,
             ),
         ];
-        let out = rank("which editor do I prefer", &mut items, 10);
+        let out = rank("which editor do I prefer", &mut items, 10, None);
         let uris: Vec<&str> = out.iter().map(|i| i.uri.as_str()).collect();
         assert_eq!(
             uris,
@@ -687,5 +729,47 @@ mod tests {
             trace_id: None,
         };
         assert!(!is_unsupported_face(&e));
+    }
+
+    #[test]
+    fn the_project_of_a_memory_is_its_peer() {
+        assert_eq!(
+            project_of("viking://user/u/peers/github.com-acme-alpha/memories/preferences/t.md"),
+            Some("github.com-acme-alpha")
+        );
+        assert_eq!(
+            project_of("viking://user/u/memories/preferences/t.md"),
+            None
+        );
+        assert_eq!(project_of("viking://user/u/peers/"), None);
+        assert_eq!(
+            block_uris(
+                "<memory uri=\"viking://a\" type=\"x\">t</memory>\n<memory uri=\"viking://b\">"
+            ),
+            ["viking://a", "viking://b"]
+        );
+    }
+
+    /// Tier 3 ranks another project's memory lower: of two equal hits the current
+    /// project's comes first, whichever order find gave them.
+    #[test]
+    fn tier_three_ranks_the_current_project_first() {
+        let alpha = "viking://user/u/peers/github.com-acme-alpha/memories/preferences/t.md";
+        let beta = "viking://user/u/peers/github.com-acme-beta/memories/preferences/t.md";
+        for actor in ["github.com-acme-alpha", "github.com-acme-beta"] {
+            let mut items = vec![
+                item(beta, "tests with pytest", 0.55, 2),
+                item(alpha, "tests with nextest", 0.55, 2),
+            ];
+            let out = rank("how are tests run", &mut items, 10, Some(actor));
+            assert_eq!(out.first().and_then(|i| project_of(&i.uri)), Some(actor));
+        }
+        let mut items = vec![item(beta, "b", 0.55, 2), item(alpha, "a", 0.55, 2)];
+        let out = rank("q", &mut items, 10, None);
+        assert_eq!(
+            out.first().map(|i| i.uri.as_str()),
+            Some(beta),
+            "no project: find's order"
+        );
     }
 }

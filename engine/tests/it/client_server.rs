@@ -479,3 +479,61 @@ fn profile_block_lists_profile_preferences_and_entities() {
         "{small}"
     );
 }
+
+/// Two repositories whose memories both match one query: recall puts the current project's
+/// (the client's actor peer) first, in tiers 1 and 2 (the server's context face, told the peer),
+/// and says which project each item came from.
+#[test]
+fn the_current_projects_memories_come_first() {
+    let Some(server) = dev_server() else { return };
+    let account = unique("acct");
+    let user = unique("u");
+    let headers = [
+        ("X-OpenViking-Account", account.as_str()),
+        ("X-OpenViking-User", user.as_str()),
+    ];
+    let token = unique("tok");
+    let peers = [
+        ("github.com-acme-alpha", "cargo nextest"),
+        ("github.com-acme-beta", "pytest -x"),
+    ];
+    for (peer, tool) in peers {
+        seed(
+            &server.url,
+            &headers,
+            &format!("viking://~/peers/{peer}/memories/preferences/tests.md"),
+            &format!("In this project the user runs the tests with {tool} ({token})."),
+        );
+    }
+    for (actor, tool) in peers {
+        let (other, other_tool) = peers.iter().find(|(p, _)| *p != actor).expect("other");
+        let client = Client::new(ClientConfig {
+            account: Some(account.clone()),
+            user: Some(user.clone()),
+            actor_peer: Some(actor.into()),
+            ..config(&server.url)
+        })
+        .expect("client");
+        for (skip_context_face, tier) in [(false, 1), (true, 2)] {
+            let mut req =
+                RecallRequest::new("how does the user run the tests", Duration::from_secs(30));
+            req.session_id = Some(unique("zc-recall"));
+            req.skip_context_face = skip_context_face;
+            let out = client.recall(&req).expect("recall");
+            assert_eq!(out.tier, tier, "{out:?}");
+            let block = out.block.clone().expect("a block");
+            let (mine, theirs) = (
+                block.find(tool).expect("this project's memory"),
+                block.find(other_tool).expect("the other project's memory"),
+            );
+            assert!(mine < theirs, "{actor}, tier {tier}: {block}");
+            let projects: Vec<&str> = out
+                .items
+                .iter()
+                .filter_map(|u| ov_engine::client::project_of(u))
+                .collect();
+            assert_eq!(projects.first(), Some(&actor), "{:?}", out.items);
+            assert!(projects.contains(other), "{:?}", out.items);
+        }
+    }
+}

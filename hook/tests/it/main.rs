@@ -33,6 +33,7 @@ mod mcp_support;
 mod npm_package;
 mod opencode_shim;
 mod privacy;
+mod project_first;
 mod server_answers;
 mod spill;
 mod sweep;
