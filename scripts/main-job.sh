@@ -21,7 +21,11 @@ out=$("$bin/ovreplay" simulate "$session" --ovhook "$PWD/$bin/ovhook" --keep "$@
 echo "$out"
 kept=$(printf '%s\n' "$out" | sed -n 's/^kept //p')
 [ -n "$kept" ] && [ -d "$kept/state/journals" ] || exit 0
-journal=$(ls -d "$kept"/state/journals/*/ | head -n 1)
+# The played session's journal (the first word of the report is its id; the state folder may
+# hold other journals, e.g. one keyed by the working folder).
+sid=$(printf '%s\n' "$out" | sed -n '1s/ .*//p')
+journal="$kept/state/journals/$sid/"
+[ -d "$journal" ] || journal=$(ls -d "$kept"/state/journals/sess_*/ | head -n 1)
 
 echo
 echo "== what was captured (journal $journal; url = off sends nothing, so it is all pending)"
