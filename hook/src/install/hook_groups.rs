@@ -17,8 +17,9 @@
 //!
 //! Gemini CLI (`~/.gemini/settings.json`) has the same shape with its own entry fields
 //! ([`EntryStyle::Gemini`]): `timeout` in milliseconds, no `statusMessage` (our status line
-//! goes to `description`, and `name` names the entry), and `hooks` also holds its settings
-//! `enabled`, `disabled` and `notifications`, which are no events.
+//! goes to `description`, and `name` names the entry); `hooks` may also hold the older
+//! spelling of its settings `enabled`, `disabled` and `notifications` (now in `hooksConfig`),
+//! which are no events.
 //!
 //! # Design: which entries are ours
 //!
@@ -107,8 +108,9 @@ pub enum EntryStyle {
     /// Claude Code's (and Qwen Code's, Codex's): `timeout` in seconds, `statusMessage`.
     Claude,
     /// Gemini CLI's: `timeout` in milliseconds, `name` and `description` (its schema has no
-    /// `statusMessage`); `hooks.enabled`, `hooks.disabled` and `hooks.notifications` are
-    /// settings, not events.
+    /// `statusMessage`); `hooks.enabled`, `hooks.disabled` and `hooks.notifications` (the older
+    /// spelling of `hooksConfig`'s) are settings, not events; `hooksConfig.enabled: false`
+    /// and a name of ours in `hooksConfig.disabled` turn ours off (warned).
     Gemini,
 }
 
@@ -378,17 +380,45 @@ impl PlaceFormat for HookGroupsFile {
             }
             _ => None,
         };
-        let gemini_off = self.style == EntryStyle::Gemini
-            && root.get("hooks").and_then(|h| h.get("enabled")) == Some(&Value::Bool(false));
-        let off = off.or_else(|| gemini_off.then(|| "\"hooks.enabled\" is false".to_owned()));
-        match off {
-            Some(why) => vec![format!(
-                "{}: {why}: {} runs no hooks, ovhook's included",
+        let config = root
+            .get("hooksConfig")
+            .filter(|_| self.style == EntryStyle::Gemini);
+        let gemini_off = config.and_then(|c| c.get("enabled")) == Some(&Value::Bool(false));
+        let off = off.or_else(|| gemini_off.then(|| "\"hooksConfig.enabled\" is false".to_owned()));
+        let mut out: Vec<String> = off
+            .map(|why| {
+                format!(
+                    "{}: {why}: {} runs no hooks, ovhook's included",
+                    path.display(),
+                    self.describe
+                )
+            })
+            .into_iter()
+            .collect();
+        // Gemini skips every hook whose name (else command) `hooksConfig.disabled` lists.
+        let disabled: Vec<&str> = config
+            .and_then(|c| c.get("disabled"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let ours_off: Vec<String> = self
+            .entries(root)
+            .filter(|e| self.is_ours(e))
+            .filter_map(|e| {
+                let name = e.get("name").or_else(|| e.get("command"))?.as_str()?;
+                disabled.contains(&name).then(|| name.to_owned())
+            })
+            .collect();
+        if !ours_off.is_empty() {
+            out.push(format!(
+                "{}: \"hooksConfig.disabled\" turns off ovhook's {}",
                 path.display(),
-                self.describe
-            )],
-            None => Vec::new(),
+                ours_off.join(", ")
+            ));
         }
+        out
     }
 }
 

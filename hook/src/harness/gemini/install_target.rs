@@ -10,7 +10,7 @@
 //!                             "hooks": [ { "type": "command", "name": "openviking-memory-<sub>",
 //!                                          "command": "<shell line>", "timeout": <ms>,
 //!                                          "description": "openviking-memory: …" } ] } ],
-//!              "enabled"?, "disabled"?, "notifications"? (Gemini's own, kept) },
+//!              "enabled"?, "disabled"?, "notifications"? (the older spelling of hooksConfig's: kept) },
 //!   ...every other key belongs to Gemini or the user and is kept as is... }
 //! ```
 //!
@@ -185,8 +185,18 @@ mod tests {
         );
         assert_eq!(GEMINI_SETTINGS.binaries(&root), ["/opt/ovhook"]);
         let mut off = root.clone();
-        off["hooks"]["enabled"] = json!(false);
+        off.insert("hooksConfig".into(), json!({"enabled": false}));
         assert_eq!(GEMINI_SETTINGS.warnings(&off, Path::new("/s")).len(), 1);
+        off.insert(
+            "hooksConfig".into(),
+            json!({"disabled": ["openviking-memory-stop", "echo mine"]}),
+        );
+        let said = GEMINI_SETTINGS.warnings(&off, Path::new("/s"));
+        assert_eq!(said.len(), 1);
+        assert!(
+            said[0].ends_with("turns off ovhook's openviking-memory-stop"),
+            "{said:?}"
+        );
         assert!(GEMINI_SETTINGS.warnings(&root, Path::new("/s")).is_empty());
         assert_eq!(GEMINI_SETTINGS.remove(&mut root), 5);
         assert_eq!(
