@@ -79,3 +79,49 @@ impl Harness for Gemini {
         AnswerPrecedence::TranscriptFirst
     }
 }
+
+#[cfg(test)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "tests index what they built; a panic fails the test"
+)]
+mod tests {
+    use super::*;
+
+    const HOOKS: &str = include_str!("../../../../testdata/agents/gemini/hooks.jsonl");
+    const SESSION: &str = include_str!("../../../../testdata/agents/gemini/transcript.jsonl");
+
+    /// The recorded payloads of `event`, their `transcript_path` pointing at `path`.
+    fn payloads(event: &str, path: &Path) -> Vec<Vec<u8>> {
+        HOOKS
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["event"] == event)
+            .map(|mut v| {
+                v["payload"]["transcript_path"] = path.display().to_string().into();
+                v["payload"].to_string().into_bytes()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn after_agent_and_before_tool_name_the_files_last_prompt_and_before_agent_none() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("session.jsonl");
+        std::fs::write(&path, SESSION).expect("write");
+        let last = latest_prompt_id(&path).expect("read").expect("a prompt");
+        for event in ["AfterAgent", "BeforeTool"] {
+            let raw = payloads(event, &path);
+            assert!(!raw.is_empty(), "{event}");
+            for r in raw {
+                assert_eq!(
+                    Gemini.parse(&r, false).turn_id.as_deref(),
+                    Some(last.as_str())
+                );
+            }
+        }
+        for r in payloads("BeforeAgent", &path) {
+            assert_eq!(Gemini.parse(&r, false).turn_id, None);
+        }
+    }
+}
