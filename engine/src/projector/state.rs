@@ -403,6 +403,22 @@ impl State {
         })
     }
 
+    /// Turns that are never sent because the user did not consent (no hook of ours saw them,
+    /// a hook refused them, the user forgot them or the whole session), in order of first sight
+    /// ([`State::consent_of`]).
+    pub fn turns_withheld(&self) -> Vec<&str> {
+        let mut v: Vec<(&u64, &str)> = self
+            .turns
+            .iter()
+            .filter(|(id, _)| {
+                self.forgotten_at_ms.is_some() || self.consent_of(id).is_some_and(|c| !c.is_given())
+            })
+            .map(|(id, t)| (&t.order, id.as_str()))
+            .collect();
+        v.sort();
+        v.into_iter().map(|(_, id)| id).collect()
+    }
+
     /// Turns that saw a prompt but never a Stop (for liveness reports).
     pub fn turns_missing_stop(&self) -> Vec<&str> {
         let mut v: Vec<(&u64, &str)> = self

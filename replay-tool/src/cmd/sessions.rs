@@ -35,6 +35,9 @@ pub struct Row {
     pub hooks_missing: usize,
     /// Turns with a Stop of which nothing was captured (transcript unreadable or missing them).
     pub uncaptured: usize,
+    /// Turns never sent for want of consent: no hook of ours saw them, a hook refused them
+    /// (paused, capture off), or the user forgot them (`ovreplay why` says which).
+    pub withheld: usize,
     /// Damaged ranges in the journal (read around; what they held may be missing).
     pub damaged: usize,
     /// What the privacy rule removed where text entered, per kind (never the text).
@@ -99,6 +102,7 @@ fn row(dir: &std::path::Path) -> Row {
         in_doubt: 0,
         hooks_missing: 0,
         uncaptured: 0,
+        withheld: 0,
         damaged: 0,
         redacted: std::collections::BTreeMap::new(),
         last_problem: None,
@@ -131,6 +135,7 @@ fn row(dir: &std::path::Path) -> Row {
     row.hooks_missing = s.turns_missing_stop().len();
     row.uncaptured = s.turns_uncaptured().len();
     row.redacted.clone_from(&s.redactions.0);
+    row.withheld = s.turns_withheld().len();
     row.last_problem = match (folded.skipped.last(), damage.last()) {
         (Some(s), _) => Some(format!(
             "undecodable record at {}: {}",
@@ -145,7 +150,7 @@ fn row(dir: &std::path::Path) -> Row {
 /// The human table.
 pub fn table(rows: &[Row]) -> String {
     let mut o = format!(
-        "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>7} {:>8}  last problem\n",
+        "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>8} {:>7} {:>8}  last problem\n",
         "session",
         "last activity",
         "turns",
@@ -155,12 +160,13 @@ pub fn table(rows: &[Row]) -> String {
         "in doubt",
         "no stop",
         "uncaptured",
+        "withheld",
         "damaged",
         "redacted"
     );
     for r in rows {
         o += &format!(
-            "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>7} {:>8}  {}\n",
+            "{:<44} {:<24} {:>5} {:>5} {:>7} {:>5} {:>8} {:>7} {:>10} {:>8} {:>7} {:>8}  {}\n",
             r.session_id,
             r.last_activity.as_deref().unwrap_or("-"),
             r.turns,
@@ -170,6 +176,7 @@ pub fn table(rows: &[Row]) -> String {
             r.in_doubt,
             r.hooks_missing,
             r.uncaptured,
+            r.withheld,
             r.damaged,
             r.redacted.values().map(|n| u64::from(*n)).sum::<u64>(),
             r.last_problem.as_deref().unwrap_or("-")

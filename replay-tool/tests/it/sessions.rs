@@ -30,12 +30,12 @@ fn sessions_table() {
         .assert()
         .success();
     insta::assert_snapshot!(String::from_utf8_lossy(&out.get_output().stdout), @r#"
-    session                                      last activity            turns acked pending aside in doubt no stop uncaptured damaged redacted  last problem
-    sess_doubt                                   2026-03-02T09:00:05.785Z     2     2       0     0        1       0          0       0        0  -
-    sess_aside                                   2026-03-02T09:00:05.720Z     2     1       0     2        0       0          1       0        0  -
-    sess_clean                                   2026-03-02T09:00:05.610Z     2     4       0     0        0       0          0       0        0  -
-    sess_open                                    2026-03-02T09:00:05.220Z     2     2       0     0        0       1          0       0        0  -
-    sess_offline                                 2026-03-02T09:00:03.231Z     1     0       2     0        0       0          0       0        0  undecodable record at 0:854: unknown codec version 9 (this build reads up to 3)
+    session                                      last activity            turns acked pending aside in doubt no stop uncaptured withheld damaged redacted  last problem
+    sess_doubt                                   2026-03-02T09:00:05.785Z     2     2       0     0        1       0          0        0       0        0  -
+    sess_aside                                   2026-03-02T09:00:05.720Z     2     1       0     2        0       0          1        0       0        0  -
+    sess_clean                                   2026-03-02T09:00:05.610Z     2     4       0     0        0       0          0        0       0        0  -
+    sess_open                                    2026-03-02T09:00:05.220Z     2     2       0     0        0       1          0        0       0        0  -
+    sess_offline                                 2026-03-02T09:00:03.231Z     1     0       2     0        0       0          0        0       0        0  undecodable record at 0:854: unknown codec version 9 (this build reads up to 3)
     5 session(s)
     "#);
 }
@@ -57,6 +57,10 @@ fn sessions_json() {
         .unwrap();
     assert_eq!(open["hooks_missing"], 1);
     assert_eq!(open["uncaptured"], 0);
+    assert_eq!(
+        open["withheld"], 0,
+        "every turn of the golden journals was seen by a hook"
+    );
     assert_eq!(open["turns"], 2);
     let aside = rows
         .iter()

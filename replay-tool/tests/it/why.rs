@@ -376,3 +376,52 @@ fn why_a_turn_no_hook_saw_is_not_sent() {
         "{out}"
     );
 }
+
+/// `ovreplay sessions` counts the turns withheld for want of consent.
+#[test]
+fn sessions_count_withheld_turns() {
+    use ov_engine::event::{Event, HookKind, HookReceived};
+    use ov_engine::turn::{RolloutChunk, TurnFragment};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("journals").join("sess_w");
+    let store = ov_engine::store::SessionStore::open(&dir).expect("open");
+    let frag = |id: &str| TurnFragment {
+        turn_id: id.into(),
+        prompt: Some(format!("prompt {id}")),
+        final_text: Some(format!("answer {id}")),
+        last_text: Some(format!("answer {id}")),
+        finished: true,
+        calls: 1,
+        superseded: id != "t3",
+        ..TurnFragment::default()
+    };
+    for e in [
+        Event::HookReceived(HookReceived {
+            kind: Some(HookKind::Stop),
+            harness: "zcode".into(),
+            session_id: Some("sess_w".into()),
+            turn_id: Some("t1".into()),
+            ..HookReceived::default()
+        }),
+        Event::RolloutRead {
+            path: "/r.jsonl".into(),
+            chunk: RolloutChunk {
+                start: 0,
+                end: 100,
+                file_len: 100,
+                fragments: vec![frag("t1"), frag("t2"), frag("t3")],
+                ..RolloutChunk::default()
+            },
+        },
+    ] {
+        store
+            .append(e, ov_journal::Durability::Buffered)
+            .expect("append");
+    }
+    drop(store);
+    let root = tmp.path().to_str().expect("utf-8");
+    let (code, out, err) = crate::run(&["sessions", "--state-dir", root, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(rows[0]["withheld"], 2, "{out}");
+}
