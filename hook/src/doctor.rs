@@ -125,7 +125,10 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     out.extend(consent_checks(&state, &loaded.config));
     out.extend(privacy::report(&loaded.config));
     out.extend(server_checks(&loaded.config));
-    out.extend(journals::report(&state));
+    out.extend(journals::report(
+        &state,
+        loaded.config.actor_peer.as_deref(),
+    ));
     out
 }
 

@@ -54,7 +54,7 @@ use serde_json::Value;
 pub use deprecation::Deprecated;
 pub use error::ClientError;
 pub use profile::ProfileRequest;
-pub use recall::{project_of, RecallOutcome, RecallRequest};
+pub use recall::{block_uris, items_by_project, project_of, RecallOutcome, RecallRequest};
 pub use session::{CommitResult, OutMessage, ServerMessage, SessionMeta};
 
 /// The `User-Agent` sent when [`ClientConfig::user_agent`] is left at its default.

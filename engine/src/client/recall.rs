@@ -111,8 +111,22 @@ pub fn project_of(uri: &str) -> Option<&str> {
 /// (its default `other_peer_penalty`).
 pub(crate) const OTHER_PROJECT_PENALTY: f64 = 0.1;
 
-/// The `uri="…"` attributes of a rendered block (tiers 1 and 2), in order.
-fn block_uris(rendered: &str) -> Vec<String> {
+/// Each item's project, in order: its peer, `(this project)` after `current`'s, `-` for the
+/// user's own memories, resources and skills. What the log and `ovhook doctor` show.
+pub fn items_by_project(items: &[String], current: Option<&str>) -> String {
+    items
+        .iter()
+        .map(|u| match project_of(u) {
+            Some(p) if Some(p) == current => format!("{p} (this project)"),
+            Some(p) => p.to_owned(),
+            None => "-".to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The `uri="…"` attributes of a recall block (tiers 1 and 2 name every item's URI), in order.
+pub fn block_uris(rendered: &str) -> Vec<String> {
     rendered
         .split("uri=\"")
         .skip(1)
@@ -770,6 +784,19 @@ mod tests {
             out.first().map(|i| i.uri.as_str()),
             Some(beta),
             "no project: find's order"
+        );
+    }
+
+    #[test]
+    fn each_item_says_its_project() {
+        let items = [
+            "viking://user/u/peers/github.com-acme-alpha/memories/preferences/t.md".to_owned(),
+            "viking://user/u/peers/github.com-acme-beta/memories/preferences/t.md".to_owned(),
+            "viking://user/u/memories/profile.md".to_owned(),
+        ];
+        assert_eq!(
+            items_by_project(&items, Some("github.com-acme-alpha")),
+            "github.com-acme-alpha (this project), github.com-acme-beta, -"
         );
     }
 }

@@ -12,8 +12,9 @@ use super::{Check, Level};
 /// Hooks are "missing" only for turns older than this (a live turn has no Stop yet).
 const STALE_TURN_MS: u64 = 10 * 60 * 1000;
 
-/// Checks over every session journal under `state_root`.
-pub fn report(state_root: &Path) -> Vec<Check> {
+/// Checks over every session journal under `state_root`; `current` is the project (peer) of
+/// the directory doctor runs in.
+pub fn report(state_root: &Path, current: Option<&str>) -> Vec<Check> {
     let dirs = session_dirs(state_root);
     if dirs.is_empty() {
         return vec![Check::new(
@@ -58,6 +59,21 @@ pub fn report(state_root: &Path) -> Vec<Check> {
                 format!("journal {name}"),
                 format!("record at {} skipped: {}", skipped.position, skipped.reason),
             ));
+        }
+        // The latest recall block of the session, by the project of each item.
+        if let Some(block) = st.recall_cache.iter().rev().find_map(|(_, b)| b.as_deref()) {
+            let items = ov_engine::client::block_uris(block);
+            if !items.is_empty() {
+                out.push(Check::new(
+                    Level::Ok,
+                    format!("recall {name}"),
+                    format!(
+                        "latest block, {} item(s) by project: {}",
+                        items.len(),
+                        ov_engine::client::items_by_project(&items, current)
+                    ),
+                ));
+            }
         }
         let pending = st.outbox().len();
         let in_doubt: usize = st.sends.values().map(|s| s.keys.len()).sum();

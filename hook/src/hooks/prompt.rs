@@ -96,7 +96,7 @@ pub fn handle(inv: &Invocation) -> Option<String> {
                     "recall: tier {}, {} item(s) by project: {}",
                     outcome.tier,
                     outcome.items.len(),
-                    items_by_project(&outcome.items, cfg.actor_peer.as_deref())
+                    ov_engine::client::items_by_project(&outcome.items, cfg.actor_peer.as_deref())
                 );
             }
             journal(
@@ -119,37 +119,5 @@ pub fn handle(inv: &Invocation) -> Option<String> {
             log::warn!("recall: {e}");
             None
         }
-    }
-}
-
-/// Each recalled item's project, in block order: its peer, `(this project)` after the
-/// current one, `-` for the user's own memories, resources and skills.
-fn items_by_project(items: &[String], current: Option<&str>) -> String {
-    items
-        .iter()
-        .map(|u| match ov_engine::client::project_of(u) {
-            Some(p) if Some(p) == current => format!("{p} (this project)"),
-            Some(p) => p.to_owned(),
-            None => "-".to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_item_says_its_project() {
-        let items = [
-            "viking://user/u/peers/github.com-acme-alpha/memories/preferences/t.md".to_owned(),
-            "viking://user/u/peers/github.com-acme-beta/memories/preferences/t.md".to_owned(),
-            "viking://user/u/memories/profile.md".to_owned(),
-        ];
-        assert_eq!(
-            items_by_project(&items, Some("github.com-acme-alpha")),
-            "github.com-acme-alpha (this project), github.com-acme-beta, -"
-        );
     }
 }

@@ -1,6 +1,6 @@
 //! Recall knows the current project (`peer.source = git`): with two repositories whose memories
 //! both match one prompt, the real server's answer injected in each puts that repository's
-//! memory first, and the log names each item's project.
+//! memory first, and the log and `ovhook doctor` name each item's project.
 
 use std::path::Path;
 
@@ -49,9 +49,21 @@ fn the_current_repositorys_memories_come_first() {
             .expect("the other project's memory");
         assert!(mine < theirs, "{name}: {context}");
         let log = std::fs::read_to_string(env.state().join("ovhook.log")).unwrap_or_default();
+        let this = format!("github.com-acme-{name} (this project)");
+        assert!(log.contains(&this), "{log}");
+        let doctor = env
+            .command(&["doctor"])
+            .current_dir(&cwd)
+            .output()
+            .expect("doctor");
+        let doctor = String::from_utf8_lossy(&doctor.stdout).into_owned();
+        let line = doctor
+            .lines()
+            .find(|l| l.contains("recall ") && l.contains(&this))
+            .unwrap_or_else(|| panic!("doctor names the projects of the latest block:\n{doctor}"));
         assert!(
-            log.contains(&format!("github.com-acme-{name} (this project)")),
-            "{log}"
+            line.contains(&format!("github.com-acme-{}", names[1 - i])),
+            "{line}"
         );
     }
 }
