@@ -297,3 +297,65 @@ fn a_bad_rule_is_a_doctor_fail_and_never_a_crash() {
     );
     assert_eq!(out.status.code(), Some(1), "{text}");
 }
+
+/// A private part or a secret, and the text that carries it.
+fn hidden() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+    use proptest::prelude::*;
+    let mark = "[A-Z0-9]{16}";
+    prop_oneof![
+        mark.prop_map(|m| (format!("<private>P{m}</private>"), format!("P{m}"))),
+        mark.prop_map(|m| (format!("<PRIVATE>P{m}"), format!("P{m}"))),
+        mark.prop_map(|m| (
+            format!("<Private>a <private>b</private> P{m}</PRIVATE>"),
+            format!("P{m}")
+        )),
+        mark.prop_map(|m| (format!("sk-proj-9z{m}{m}"), format!("sk-proj-9z{m}{m}"))),
+        mark.prop_map(|m| (format!("ghp_{m}{m}ab12"), format!("ghp_{m}{m}ab12"))),
+        "[A-Z0-9]{16}".prop_map(|m| (format!("AKIA{m}"), format!("AKIA{m}"))),
+        mark.prop_map(|m| (format!("password={m}"), m)),
+        mark.prop_map(|m| (format!("Authorization: Bearer {m}"), m)),
+        mark.prop_map(|m| (format!("mysql://root:{m}@db/x"), m)),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 8, ..Default::default() })]
+
+    /// Random prompts and answers with private parts and secrets at random places, through
+    /// the real UserPromptSubmit and Stop hooks: no file under the state directory holds any.
+    #[test]
+    fn no_payload_text_private_or_secret_is_journaled(
+        parts in proptest::collection::vec(
+            (hidden(), "[a-z ]{0,12}", proptest::bool::ANY),
+            1..6,
+        ),
+    ) {
+        let env = Env::new();
+        let sid = unique_session();
+        let cwd = env.home().to_path_buf();
+        let mut prompt = String::from("ask ");
+        let mut answer = String::from("answer ");
+        let mut forbidden = Vec::new();
+        for ((text, secret), filler, in_answer) in &parts {
+            let target = if *in_answer { &mut answer } else { &mut prompt };
+            target.push_str(filler);
+            target.push(' ');
+            target.push_str(text);
+            target.push(' ');
+            forbidden.push(secret.clone());
+        }
+        let mut ups = base_payload("UserPromptSubmit", &sid, Some("t1"), &cwd);
+        ups["prompt"] = json!(prompt);
+        env.hook("user-prompt-submit", &ups);
+        let mut stop = base_payload("Stop", &sid, Some("t1"), &cwd);
+        stop["responseText"] = json!(answer);
+        stop["responsePreview"] = json!(answer.chars().take(60).collect::<String>());
+        env.hook("stop", &stop);
+        env.drain();
+        let bytes = all_bytes(&env.state());
+        proptest::prop_assert!(!bytes.is_empty());
+        for f in &forbidden {
+            proptest::prop_assert!(!holds(&bytes, f), "{f} under the state directory");
+        }
+    }
+}
