@@ -75,6 +75,36 @@ pub fn journal_damage(state_dir: &Path, session: &str) -> (usize, usize) {
     (ranges, recorded)
 }
 
+/// The damage [`journal_damage`] counts, one line each: the ranges a read finds
+/// (`segment <id> at <offset>, <len> bytes: <what>`), then the problems the engine recorded.
+pub fn journal_damage_notes(state_dir: &Path, session: &str) -> Vec<String> {
+    let dir = ov_engine::paths::journal_dir(state_dir, session);
+    if !ov_journal::is_journal(&dir) {
+        return Vec::new();
+    }
+    let Ok(reader) = crate::view::open_reader(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = reader
+        .damage()
+        .iter()
+        .map(|d| {
+            format!(
+                "segment {} at {}, {} bytes: {}",
+                d.segment, d.offset, d.len, d.kind
+            )
+        })
+        .collect();
+    out.extend(
+        ov_engine::store::fold_reader(&reader)
+            .state
+            .problems
+            .into_iter()
+            .filter(|p| p.starts_with("journal: ")),
+    );
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

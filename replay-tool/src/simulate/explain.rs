@@ -42,6 +42,10 @@ pub struct Inputs<'a> {
     pub hooks: &'a HookStats,
     /// Files holding a planted secret.
     pub leaked: &'a [PathBuf],
+    /// The journal's damage, one line per range or recorded problem.
+    pub damage: &'a [String],
+    /// A fault damaged the journal and nothing shows it.
+    pub damage_unreported: bool,
 }
 
 /// The reasons, in report order; none when every count is as it should be.
@@ -181,6 +185,23 @@ pub fn explain(i: &Inputs<'_>) -> Vec<Reason> {
             count: "secrets_leaked",
             turns: i.leaked.iter().map(|p| p.display().to_string()).collect(),
             text: "a secret a fault planted is written in these files under the state folder"
+                .to_owned(),
+        });
+    }
+    if !i.damage.is_empty() {
+        out.push(Reason {
+            count: "journal_damage",
+            turns: i.damage.to_vec(),
+            text: "the session's journal holds damage: a read skips these ranges, or the engine \
+                   recorded them"
+                .to_owned(),
+        });
+    }
+    if i.damage_unreported {
+        out.push(Reason {
+            count: "damage_unreported",
+            turns: vec!["the journal".to_owned()],
+            text: "a fault damaged the journal, but neither a read nor the engine shows any damage"
                 .to_owned(),
         });
     }

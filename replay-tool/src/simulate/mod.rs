@@ -290,6 +290,8 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         embedded: access.is_none(),
         hooks: &stats,
         leaked: &leaked,
+        damage: &captured::journal_damage_notes(&state, &session_id),
+        damage_unreported: damage_unreported > 0,
     });
     let kept = if args.keep {
         let path = tmp.keep();

@@ -98,6 +98,32 @@ fn every_count_that_is_not_zero_names_its_turns_and_why() {
         assert!(reason.contains("why: "), "why's verdict: {reason}");
     }
 
+    // A damaged journal names its damaged ranges and what the engine recorded.
+    let f = fixture("five-turns.jsonl");
+    let (code, r, err) = simulate(&[
+        f.to_str().unwrap(),
+        "--ovhook",
+        ovhook().to_str().unwrap(),
+        "--faults",
+        "forge-frame@1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(r["journal_damage"].as_u64().unwrap() > 0, "{r}");
+    let damage: Vec<&serde_json::Value> = r["why"]
+        .as_array()
+        .expect("why")
+        .iter()
+        .filter(|w| w["count"] == "journal_damage")
+        .collect();
+    assert_eq!(damage.len(), 1, "{r}");
+    let ranges = damage[0]["turns"].as_array().expect("ranges");
+    assert!(
+        ranges
+            .iter()
+            .any(|d| d.as_str().unwrap().starts_with("segment ")),
+        "{r}"
+    );
+
     // The text report says the same, one line per reason under the counts.
     let f = fixture("five-turns.jsonl");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ovreplay"))
