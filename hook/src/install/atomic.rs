@@ -111,7 +111,14 @@ fn may_write(path: &Path, meta: &fs::Metadata) -> bool {
 /// to (the link stays); a new file gets `mode`. Refuses what [`check_replaceable`] refuses.
 pub fn write(path: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
     check_replaceable(path)?;
-    let target = resolve(path)?;
+    replace(&resolve(path)?, bytes, mode)
+}
+
+/// Puts `bytes` at `target` itself (a link there is replaced, not followed): a temp file in the
+/// same folder with `mode`, fsync, rename onto `target`, fsync the folder. A process that has
+/// the old file open or running keeps its inode. Callers decide what may be replaced; install
+/// writes go through [`write`].
+pub fn replace(target: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
     let dir = target
         .parent()
         .with_context(|| format!("{} has no parent folder", target.display()))?;
@@ -136,7 +143,7 @@ pub fn write(path: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
         // Errors from the last write() are reported only on fsync/close.
         f.sync_all()
             .with_context(|| format!("could not sync {}", tmp.display()))?;
-        fs::rename(&tmp, &target).with_context(|| {
+        fs::rename(&tmp, target).with_context(|| {
             format!("could not rename {} to {}", tmp.display(), target.display())
         })?;
         if let Ok(d) = fs::File::open(dir) {

@@ -16,8 +16,6 @@
 //! * Uninstall removes the folder's two binaries last, and only once nothing installed names them.
 
 use std::fs;
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -75,48 +73,9 @@ fn copy_one(src: &Path, dest: &Path) -> anyhow::Result<Placed> {
     if fs::read(dest).is_ok_and(|old| old == bytes) {
         return Ok(Placed::Unchanged);
     }
-    write_executable(dest, &bytes)?;
+    // Renaming over the old binary: a hook running it keeps its inode.
+    super::atomic::replace(dest, &bytes, 0o755)?;
     Ok(Placed::Copied(src.to_path_buf()))
-}
-
-/// Replaces `path` with `bytes` (mode 0755) atomically.
-fn write_executable(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .with_context(|| format!("{} has no parent folder", path.display()))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o755)
-            .open(&tmp)
-            .with_context(|| format!("could not create {}", tmp.display()))?;
-        f.set_permissions(fs::Permissions::from_mode(0o755))
-            .with_context(|| format!("could not chmod {}", tmp.display()))?;
-        f.write_all(bytes)
-            .with_context(|| format!("could not write {}", tmp.display()))?;
-        f.sync_all()
-            .with_context(|| format!("could not sync {}", tmp.display()))?;
-        drop(f);
-        // Renaming over the old binary: a process running it keeps its inode.
-        fs::rename(&tmp, path)
-            .with_context(|| format!("could not rename {} to {}", tmp.display(), path.display()))?;
-        if let Ok(d) = fs::File::open(dir) {
-            d.sync_all()
-                .with_context(|| format!("could not sync {}", dir.display()))?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// Removes the home's binaries and the plugin shims written beside them (OpenCode's, Kilo
@@ -146,6 +105,7 @@ pub fn remove(home: &Path) -> anyhow::Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
     use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::PermissionsExt;
 
     fn bins(dir: &Path, tag: &str) -> PathBuf {
         fs::create_dir_all(dir).expect("dir");
