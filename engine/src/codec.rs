@@ -26,7 +26,7 @@
 //! | 1 | first version |
 //! | 2 | `State::acks_unverified` appended (a version-1 body plus one 0 byte) |
 //! | 3 | the turn book's records and rollout fragments gained the fields of event version 2; versions 1 and 2 are refused ([`CodecError::OldSnapshot`]) |
-//! | 4 | the fields of event version 3 in the turn book's fragments, `TurnRecord::{prompt_hook_ms, stop_hook_ms}`, `MessageRecord::created_at_ms`; consent: `TurnRecord::{hook_seen, refused}`, the book's refused turn ids, `State::forgotten_at_ms`; privacy: `State::redactions` (counts of what the privacy rule removed); version 3 is decoded through its frozen types and converted (no times; a hook saw a turn when the version-3 record or the liveness says so), versions 1 and 2 are refused |
+//! | 4 | the fields of event version 3 in the turn book's fragments, `TurnRecord::{prompt_hook_ms, stop_hook_ms}`, `MessageRecord::created_at_ms`; consent: `TurnRecord::{hook_seen, refused}`, the book's refused turn ids, `State::forgotten_at_ms`; privacy: `State::redactions` (counts of what the privacy rule removed); version 3 is decoded through its frozen types and converted (no times; a hook saw a turn when the version-3 record or the liveness says so), versions 1 and 2 are refused; `State::delivered` (identities of delivered messages, 8 bytes each, whose records are let go), `State::delivered_cursor`, `State::records_let_go` appended (a converted version 3 lets go of its settled records as a fold would) |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!
@@ -172,13 +172,14 @@ pub fn encode_snapshot(state: &State, out: &mut Vec<u8>) -> Result<(), CodecErro
     encode_tagged(SNAPSHOT_VERSION, TAG_SNAPSHOT, state, out)
 }
 
-/// Decodes a state snapshot of this build's version or of version 3 (converted); an older
+/// Decodes a state snapshot of this build's version or of version 3 (converted, then its
+/// settled records let go as a fold would have); an older
 /// one is [`CodecError::OldSnapshot`] (its turn book has another layout).
 pub fn decode_snapshot(bytes: &[u8]) -> Result<State, CodecError> {
     let (version, body) = split_tagged(TAG_SNAPSHOT, bytes)?;
     match version {
         SNAPSHOT_VERSION => decode_body(body),
-        3 => decode_body::<snapshot_v3::State>(body).map(Into::into),
+        3 => decode_body::<snapshot_v3::State>(body).map(|s| State::from(s).upgraded()),
         1 | 2 => Err(CodecError::OldSnapshot { version }),
         version => Err(CodecError::UnknownVersion { version }),
     }

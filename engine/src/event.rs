@@ -375,6 +375,27 @@ pub enum Event {
         /// Counts per kind (`private`, a secret kind, `rule-drop`, `rule-edit`).
         counts: crate::privacy::Redactions,
     },
+    /// What the server held for the session (live and archived) when it was asked after
+    /// [`Event::JournalDamaged`]: the identities of those messages
+    /// ([`crate::projector::delivered`]). Every message with one of them counts as delivered,
+    /// also one read from the transcript later, so a transcript re-read from its first byte
+    /// sends none of them again. Journaled just before [`Event::AllReconciled`].
+    ServerHolds {
+        /// Identities of the messages the server holds.
+        identities: Vec<u64>,
+    },
+    /// The worker removed segments of this journal that only a snapshot still needed (see
+    /// `journal.retention_days`); their events are gone, the snapshot holds their state.
+    Pruned {
+        /// Ids of the segments removed.
+        segments: Vec<u64>,
+        /// Their size in bytes.
+        bytes: u64,
+        /// The newest of them was last written then (ms).
+        newest_ms: u64,
+        /// The retention they had passed, in days.
+        retention_days: u64,
+    },
 }
 
 impl Event {
@@ -407,6 +428,8 @@ impl Event {
             Event::CaptureRefused { .. } => "capture-refused",
             Event::Forgotten { .. } => "forgotten",
             Event::Redacted { .. } => "redacted",
+            Event::ServerHolds { .. } => "server-holds",
+            Event::Pruned { .. } => "pruned",
         }
     }
 

@@ -73,7 +73,8 @@ pub fn nothing_to_send(content: &str) -> bool {
     sendable(content).is_empty()
 }
 
-fn sendable(content: &str) -> String {
+/// What of `content` is sent, before any truncation to `capture.max_length`.
+pub fn sendable(content: &str) -> String {
     let mut counts = crate::privacy::Redactions::default();
     crate::privacy::builtin(content, &mut counts)
         .trim()
@@ -89,10 +90,15 @@ pub fn plan(state: &State, settings: &DeliverySettings) -> Vec<PlannedMessage> {
         return out;
     }
     for c in state.book.sendable_by(settings.answer_precedence) {
-        if state.messages.contains_key(&c.key) || out.iter().any(|m| m.key == c.key) {
+        if out.iter().any(|m| m.key == c.key) {
             continue;
         }
-        out.extend(planned_message(c, settings.max_length));
+        let Some(m) = planned_message(c, settings.max_length) else {
+            continue;
+        };
+        if !state.already_planned(&m.key, m.turn_id.as_deref(), m.role, &m.content) {
+            out.push(m);
+        }
     }
     out
 }

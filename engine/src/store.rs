@@ -11,8 +11,9 @@
 //! journal resynchronises on the next whole frame); appends go on after it.
 //! Events inside it are lost, so an acknowledgement may be missing: the first
 //! fold that meets an unreported damaged range journals
-//! [`Event::JournalDamaged`], and the projector then has every message not
-//! known to be acknowledged checked with the server before anything is sent.
+//! [`Event::JournalDamaged`], and the worker then asks the server what it holds of
+//! the session before anything is sent: every message it holds counts as
+//! delivered, also one read from the transcript only later ([`Event::ServerHolds`]).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

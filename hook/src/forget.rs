@@ -19,6 +19,7 @@ use anyhow::{bail, Context};
 use ov_engine::event::Event;
 use ov_engine::projector::{MessageStatus, State};
 use ov_engine::store::SessionStore;
+use ov_engine::turn::{DedupKey, Role};
 use ov_journal::{Durability, FileLock};
 
 const USAGE: &str = "\
@@ -109,7 +110,16 @@ fn forget_turn(store: &SessionStore, state: &State, turn: &str) -> anyhow::Resul
         .values()
         .filter(|r| r.turn_id.as_deref() == Some(turn))
         .collect();
+    // Delivered messages whose records were let go: only their identities are kept.
+    let let_go = [Role::User, Role::Assistant]
+        .into_iter()
+        .filter(|r| {
+            let key = DedupKey::for_turn(turn, *r);
+            !state.messages.contains_key(&key) && state.is_delivered(&key)
+        })
+        .count();
     let known = !of_turn.is_empty()
+        || let_go > 0
         || state.turns.contains_key(turn)
         || state.book.consent_of(turn).is_some();
     if !known {
@@ -118,7 +128,8 @@ fn forget_turn(store: &SessionStore, state: &State, turn: &str) -> anyhow::Resul
     let on_server = of_turn
         .iter()
         .filter(|r| matches!(r.status, MessageStatus::Acked))
-        .count();
+        .count()
+        + let_go;
     let in_doubt = of_turn
         .iter()
         .filter(|r| matches!(r.status, MessageStatus::InFlight { .. }))
@@ -164,7 +175,7 @@ fn forget_session(store: &SessionStore, state: &State, session: &str) -> anyhow:
     let native = state.session_id.as_deref().unwrap_or(session);
     let harness = crate::harness::by_name(state.harness.as_deref());
     let remote = harness.remote_session_id(native);
-    let acked = state.acked().count();
+    let acked = state.commit.acked_total;
     let pending = state.outbox().len();
     let commits = state.commit.commits_ok;
     store.append(

@@ -265,6 +265,16 @@ pub fn summary(event: &Event) -> String {
             turn_id.as_deref().unwrap_or("-"),
             counts.summary()
         ),
+        Event::ServerHolds { identities } => format!("held={}", identities.len()),
+        Event::Pruned {
+            segments,
+            bytes,
+            newest_ms,
+            retention_days,
+        } => format!(
+            "segments={} bytes={bytes} newest_at={newest_ms} retention_days={retention_days}",
+            segments.len()
+        ),
     }
 }
 

@@ -210,6 +210,9 @@ impl From<State> for Today {
             acks_unverified: s.acks_unverified,
             forgotten_at_ms: None,
             redactions: crate::privacy::Redactions::default(),
+            delivered: Default::default(),
+            delivered_cursor: None,
+            records_let_go: 0,
         }
     }
 }

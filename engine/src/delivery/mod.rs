@@ -1,4 +1,5 @@
-//! The worker pipeline: fold → reconcile → read transcript → plan → send → commit.
+//! The worker pipeline: fold → reconcile (after damage: with everything the server holds) →
+//! read transcript → plan → send → commit.
 //!
 //! # Exactly once
 //!
@@ -181,10 +182,14 @@ pub(super) fn deliver_from(
         return Ok((report, run.state.events));
     }
 
-    // 1. In-doubt sends and commits: settle them before anything is resent.
+    // 1. In-doubt sends and commits: settle them before anything is resent. After damage,
+    // what the server holds decides, before the transcript (re-read from its start) is.
+    let mut verified = !run.state.acks_unverified;
     if let Some(t) = transport {
         if !reconcile::reconcile(&mut run, t, settings, &mut report)? {
             transport = None;
+        } else {
+            verified = reconcile::reconcile_all(&mut run, t, settings, &mut report)?;
         }
     }
 
@@ -210,12 +215,12 @@ pub(super) fn deliver_from(
     }
     failpoint::hit(failpoint::AFTER_PLAN);
 
-    // 4. Send, after everything is reconciled when part of the journal was lost.
+    // 4. Send, only once what the server holds is known when part of the journal was lost.
     let Some(t) = transport else {
         report.offline = true;
         return Ok((report, run.state.events));
     };
-    if !reconcile::reconcile_all(&mut run, t, settings, &mut report)? {
+    if !verified {
         report.offline = true;
         return Ok((report, run.state.events));
     }

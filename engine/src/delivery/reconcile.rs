@@ -10,9 +10,10 @@ use super::{
 };
 use crate::event::Event;
 use crate::failure::Failure;
+use crate::projector::delivered::{content_identity, key_identity, Identity};
 use crate::projector::{MessageRecord, MessageStatus, State};
 use crate::store::now_ms;
-use crate::turn::DedupKey;
+use crate::turn::{DedupKey, Role};
 
 /// An in-doubt request younger than this may still be in the server's hands
 /// (its sender died after the body left); reconciling it sooner could find it
@@ -95,9 +96,14 @@ pub(super) fn reconcile(
     Ok(true)
 }
 
-/// After journal damage ([`State::acks_unverified`]): every message not known to be
-/// acknowledged (planned since, too) is checked against the server, and those it holds are
-/// acknowledged, before anything is sent. Returns false when the server cannot be asked.
+/// After journal damage ([`State::acks_unverified`]): what the server holds for the session
+/// (live and archived) is journaled as delivered identities ([`Event::ServerHolds`]), so no
+/// message it holds is planned again, also one the transcript yields only later (damage
+/// loses the transcript position: the next read starts at its first byte); every message
+/// already planned and not known to be acknowledged is checked, and those it holds are
+/// acknowledged. Runs before the transcript is read and before anything is sent. Returns
+/// false when the server cannot be asked, or when the session is not known yet (the damage
+/// took its id: a hook event names it again), and then nothing may be sent.
 pub(super) fn reconcile_all(
     run: &mut Run<'_>,
     t: &dyn Transport,
@@ -106,6 +112,9 @@ pub(super) fn reconcile_all(
 ) -> Result<bool, RunError> {
     if !run.state.acks_unverified {
         return Ok(true);
+    }
+    if run.state.session_id.is_none() {
+        return Ok(false);
     }
     let held = match t.held_messages(&settings.remote_session) {
         Ok(h) => h,
@@ -135,8 +144,22 @@ pub(super) fn reconcile_all(
         .map(|(k, _)| k.clone())
         .collect();
     report.reconciled_present += present.len();
+    let identities = held.iter().filter_map(held_identity).collect();
+    run.append(Event::ServerHolds { identities }, Durability::Buffered)?;
     run.append(Event::AllReconciled { present }, Durability::Sync)?;
     Ok(true)
+}
+
+/// The identity a message the server holds gives (by turn id and role, or by content without
+/// a turn id); None for a role we never send.
+fn held_identity(h: &HeldMessage) -> Option<Identity> {
+    let role = [Role::User, Role::Assistant]
+        .into_iter()
+        .find(|r| r.as_str() == h.role)?;
+    Some(match &h.turn_id {
+        Some(turn) => key_identity(&DedupKey::for_turn(turn, role)),
+        None => content_identity(role, &h.content),
+    })
 }
 
 /// The server holds this message: same role, and same turn id (or, without one, same content).

@@ -1,12 +1,22 @@
 //! The fold: how each event changes a session's [`State`].
 
+use super::delivered::key_identity;
 use super::{
     estimate_tokens, CommitInFlight, MessageRecord, MessageStatus, PromptSeen, RolloutPosition,
-    SendRecord, State, TurnLiveness, MAX_SINGLE_ATTEMPTS, RECALL_CACHE_ENTRIES,
+    SendRecord, State, TurnLiveness, KEPT_HALF_TURN_RECORDS, KEPT_TURN_LIVENESS,
+    MAX_SINGLE_ATTEMPTS, RECALL_CACHE_ENTRIES,
 };
 use crate::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage, WorkerReason};
 use crate::failure::Failure;
-use crate::turn::DedupKey;
+use crate::turn::{DedupKey, Role};
+
+/// The other message of a turn.
+fn other_role(role: Role) -> Role {
+    match role {
+        Role::User => Role::Assistant,
+        Role::Assistant => Role::User,
+    }
+}
 
 /// Why a forgotten turn's messages are set aside.
 pub const FORGOTTEN: &str = "forgotten by the user (ovhook forget)";
@@ -24,6 +34,29 @@ impl State {
     /// Applies one event. Infallible and pure: an event that makes no sense
     /// here (an outcome for an unknown send) changes nothing but the counters.
     pub fn apply(&mut self, env: &Envelope) {
+        self.apply_event(env);
+        self.let_go_settled();
+    }
+
+    /// A state decoded from an older snapshot layout, brought to what a fold of today keeps:
+    /// settled records let go, hook liveness of the latest turns only.
+    pub(crate) fn upgraded(mut self) -> State {
+        while self.turns.len() > KEPT_TURN_LIVENESS {
+            let oldest = self
+                .turns
+                .iter()
+                .min_by_key(|(_, t)| t.order)
+                .map(|(id, _)| id.clone());
+            match oldest {
+                Some(id) => self.turns.remove(&id),
+                None => break,
+            };
+        }
+        self.let_go_settled();
+        self
+    }
+
+    fn apply_event(&mut self, env: &Envelope) {
         self.events += 1;
         if self.first_at_ms == 0 {
             self.first_at_ms = env.at_ms;
@@ -51,9 +84,10 @@ impl State {
                         t.in_rollout = true;
                     }
                 }
-                let messages = &self.messages;
-                self.book
-                    .observe_chunk_given(chunk, |k| messages.contains_key(k));
+                let (messages, delivered) = (&self.messages, &self.delivered);
+                self.book.observe_chunk_given(chunk, |k| {
+                    messages.contains_key(k) || delivered.contains(key_identity(k))
+                });
                 self.prune_book();
                 self.rollout = Some(RolloutPosition {
                     path: path.clone(),
@@ -209,7 +243,14 @@ impl State {
             Event::Redacted { counts, .. } => self.redactions.merge(counts),
             Event::ProfileServed { .. }
             | Event::CommitTraced { .. }
-            | Event::SpillIngested { .. } => {}
+            | Event::SpillIngested { .. }
+            | Event::Pruned { .. } => {}
+            Event::ServerHolds { identities } => {
+                for id in identities {
+                    self.delivered.insert(*id);
+                }
+                self.prune_book();
+            }
             Event::ServerUnreachable {
                 error,
                 retry_after_ms,
@@ -366,6 +407,16 @@ impl State {
     fn touch_turn(&mut self, turn_id: &str, at: u64) -> &mut TurnLiveness {
         // Look up before inserting: no key allocation for a turn already seen.
         if !self.turns.contains_key(turn_id) {
+            if self.turns.len() >= KEPT_TURN_LIVENESS {
+                let oldest = self
+                    .turns
+                    .iter()
+                    .min_by_key(|(_, t)| t.order)
+                    .map(|(id, _)| id.clone());
+                if let Some(oldest) = oldest {
+                    self.turns.remove(&oldest);
+                }
+            }
             let order = self.next_turn_order;
             self.next_turn_order += 1;
             self.turns.insert(
@@ -388,7 +439,9 @@ impl State {
     fn plan(&mut self, m: &PlannedMessage, at: u64) {
         // A message with nothing to send is dropped, as the planner drops it
         // (`crate::plan::planned_message`; older builds planned it empty).
-        if self.messages.contains_key(&m.key) || crate::plan::nothing_to_send(&m.content) {
+        if self.already_planned(&m.key, m.turn_id.as_deref(), m.role, &m.content)
+            || crate::plan::nothing_to_send(&m.content)
+        {
             return;
         }
         let order = self.next_order;
@@ -424,10 +477,65 @@ impl State {
     }
 
     fn prune_book(&mut self) {
-        let messages = &self.messages;
-        self.book.retain_unplanned(|c| {
-            messages.contains_key(&c.key) || crate::plan::nothing_to_send(&c.content)
+        let mut book = std::mem::take(&mut self.book);
+        let state = &*self;
+        book.retain_unplanned(|c| {
+            crate::plan::nothing_to_send(&c.content)
+                || state.already_planned(
+                    &c.key,
+                    c.turn_id.as_deref(),
+                    c.role,
+                    &crate::plan::sendable(&c.content),
+                )
         });
+        self.book = book;
+    }
+
+    /// Lets go of the settled records at the head of the plan order, so the state does not
+    /// grow with the session: an acknowledged one leaves `messages` and its identity goes to
+    /// `delivered` (enough to never plan it again); a set-aside one keeps its record (with
+    /// its reason) but leaves `order`. Stops at the first unsettled message, at a settled
+    /// one whose turn has an unsettled message (the cursor stops there), and at one whose
+    /// turn's other message is not settled while at most [`KEPT_HALF_TURN_RECORDS`] records
+    /// are kept.
+    fn let_go_settled(&mut self) {
+        while let Some((_, key)) = self.order.first_key_value() {
+            let key = key.clone();
+            let Some(r) = self.messages.get(&key) else {
+                self.order.pop_first();
+                continue;
+            };
+            if !r.status.is_settled() {
+                return;
+            }
+            let acked = matches!(r.status, MessageStatus::Acked);
+            if let Some(turn) = r.turn_id.clone() {
+                let open = self
+                    .messages
+                    .values()
+                    .any(|m| !m.status.is_settled() && m.turn_id.as_deref() == Some(turn.as_str()));
+                if open {
+                    return;
+                }
+                // The turn's other message may still be planned (a late prompt): the cursor
+                // must then stop before this turn, so its record waits, within the window.
+                let other = DedupKey::for_turn(&turn, other_role(r.role));
+                let other_settled = match self.messages.get(&other) {
+                    Some(m) => m.status.is_settled(),
+                    None => self.delivered.contains(key_identity(&other)),
+                };
+                if !other_settled && self.messages.len() <= KEPT_HALF_TURN_RECORDS {
+                    return;
+                }
+                self.delivered_cursor = Some(turn);
+            }
+            self.order.pop_first();
+            if acked {
+                self.messages.remove(&key);
+                self.delivered.insert(key_identity(&key));
+                self.records_let_go += 1;
+            }
+        }
     }
 
     fn ack(&mut self, key: &DedupKey, at: u64) {

@@ -11,6 +11,7 @@
 //!
 //! ```text
 //! messages   key -> record { order, turn, role, status, content while unsent }
+//! delivered  identities of delivered messages whose record was let go
 //!            status: Pending | InFlight(send) | Acked | SetAside(why)
 //! sends      send_id -> keys, for sends with no outcome yet (in doubt once the
 //!            sender is gone: reconciled with the server before any resend)
@@ -21,15 +22,21 @@
 //! backoff    the unreachable-server window
 //! ```
 //!
-//! Nothing is ever forgotten that decides dedup: acknowledged keys stay in
-//! `messages` for the life of the journal (content dropped), so a lost cursor, a
-//! rotated rollout or a rescanned file can never make an old turn look new.
+//! Nothing is ever forgotten that decides dedup, and nothing is kept that does not:
+//! an acknowledged message's record is let go once every message planned before it is
+//! settled, and its identity (a 64-bit digest of its key, [`delivered`]) stays in
+//! `delivered` for the life of the journal, so a lost cursor, a rotated rollout or a
+//! rescanned file can never make an old turn look new, and a snapshot holds eight bytes
+//! per delivered message, never its text. Hook liveness is kept for the latest
+//! [`KEPT_TURN_LIVENESS`] turns.
 //!
 //! # Files
 //!
 //! * `state.rs`: the state's types and the read-only questions asked of it.
 //! * `fold.rs`: how each event changes the state.
+//! * `delivered.rs`: the compact set of delivered identities.
 
+pub mod delivered;
 mod fold;
 mod state;
 
@@ -46,6 +53,12 @@ pub const PROMPT_DEDUP_WINDOW_MS: u64 = 500;
 pub const SESSION_START_DEBOUNCE_MS: u64 = 2000;
 /// Prompts whose recall block is kept for reuse.
 pub const RECALL_CACHE_ENTRIES: usize = 8;
+/// Turns whose hook liveness ([`State::turns`]) is kept; the oldest is let go first.
+pub const KEPT_TURN_LIVENESS: usize = 256;
+/// Settled records of a turn whose other message is not settled (its prompt may come late)
+/// are kept, to keep the cursor behind that turn, while the state keeps at most this many
+/// records.
+pub const KEPT_HALF_TURN_RECORDS: usize = 256;
 /// Retryable failures of one message sent on its own before it is set aside.
 pub const MAX_SINGLE_ATTEMPTS: u32 = 8;
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::delivered::{content_identity, key_identity, DeliveredSet};
 use super::{PROMPT_DEDUP_WINDOW_MS, SESSION_START_DEBOUNCE_MS};
 use crate::turn::{DedupKey, FileIdentity, Role};
 use crate::turnbook::{Consent, TurnBook};
@@ -195,9 +196,12 @@ pub struct State {
     pub hook_counts: BTreeMap<String, u64>,
     /// Hook payloads that could not be fully used.
     pub malformed_hooks: u64,
-    /// Every planned message, by key.
+    /// Planned messages, by key: every one not yet settled, every one set aside, and the
+    /// acknowledged ones planned after the first unsettled one. An acknowledged record at
+    /// the head of the plan order is let go: its identity moves to [`State::delivered`].
     pub messages: BTreeMap<DedupKey, MessageRecord>,
-    /// Plan order -> key.
+    /// Plan order -> key, from the first record not let go (set-aside records leave it with
+    /// the acknowledged ones but stay in `messages`).
     pub order: BTreeMap<u64, DedupKey>,
     /// Sends with no outcome yet.
     pub sends: BTreeMap<u64, SendRecord>,
@@ -256,6 +260,15 @@ pub struct State {
     /// What was redacted where text entered, per kind, over the whole session
     /// ([`crate::event::Event::Redacted`]).
     pub redactions: crate::privacy::Redactions,
+    /// Identities of the delivered messages whose records were let go (see
+    /// [`State::messages`]), and of every message the server held when asked after damage
+    /// ([`crate::event::Event::ServerHolds`]). Fields from here on were appended by snapshot
+    /// version 4 and must stay last (see [`crate::codec::decode_snapshot`]).
+    pub delivered: DeliveredSet,
+    /// The last turn of the let-go records, in plan order: where [`State::cursor`] starts.
+    pub delivered_cursor: Option<String>,
+    /// Message records let go so far.
+    pub records_let_go: u64,
 }
 
 impl State {
@@ -274,36 +287,66 @@ impl State {
         &self.sends
     }
 
-    /// Messages set aside (refused for good).
+    /// Messages set aside (refused for good), in plan order.
     pub fn set_aside(&self) -> Vec<(&DedupKey, &MessageRecord)> {
-        self.order
-            .values()
-            .filter_map(|k| self.messages.get_key_value(k))
+        let mut v: Vec<(&DedupKey, &MessageRecord)> = self
+            .messages
+            .iter()
             .filter(|(_, r)| matches!(r.status, MessageStatus::SetAside { .. }))
-            .collect()
+            .collect();
+        v.sort_by_key(|(_, r)| r.order);
+        v
     }
 
-    /// Acknowledged keys.
-    pub fn acked(&self) -> impl Iterator<Item = &DedupKey> {
+    /// Whether the server holds the message of this key: acknowledged, or among what it held
+    /// when asked after damage.
+    pub fn is_delivered(&self, key: &DedupKey) -> bool {
+        match self.messages.get(key) {
+            Some(r) => {
+                matches!(r.status, MessageStatus::Acked)
+                    || self.delivered.contains(key_identity(key))
+            }
+            None => self.delivered.contains(key_identity(key)),
+        }
+    }
+
+    /// Acknowledged messages whose record is still kept (see [`State::messages`]).
+    pub fn acked_records(&self) -> impl Iterator<Item = (&DedupKey, &MessageRecord)> {
         self.messages
             .iter()
             .filter(|(_, r)| matches!(r.status, MessageStatus::Acked))
-            .map(|(k, _)| k)
     }
 
-    /// The `lastTurnId` cursor: the last turn, in plan order, such that it and
-    /// every turn before it has every message acknowledged (a message set aside
-    /// for good counts as settled). Advanced only over whole turns.
+    /// Whether a message with this identity was planned before (a record is kept, or it was
+    /// delivered) or the server holds it: it is never planned again. `content` is what would
+    /// be sent; it matters only for a message without a turn id, which the server holds under
+    /// no key of ours.
+    pub fn already_planned(
+        &self,
+        key: &DedupKey,
+        turn_id: Option<&str>,
+        role: Role,
+        content: &str,
+    ) -> bool {
+        self.messages.contains_key(key)
+            || self.delivered.contains(key_identity(key))
+            || (turn_id.is_none() && self.delivered.contains(content_identity(role, content)))
+    }
+
+    /// The `lastTurnId` cursor: the last turn, in plan order, such that it and every turn
+    /// before it has every message settled (a message set aside for good counts as settled).
+    /// Advanced only over whole turns. A turn whose records were let go stays behind it even
+    /// if a message of that turn is planned later.
     pub fn cursor(&self) -> Option<&str> {
-        // A turn with an unsettled message anywhere in plan order (its messages
-        // may be planned apart, e.g. the answer before a late prompt) stops it.
+        // A turn with an unsettled message anywhere in plan order (its messages may be
+        // planned apart, e.g. the answer before a late prompt) stops it.
         let unsettled: std::collections::BTreeSet<&str> = self
             .messages
             .values()
             .filter(|r| !r.status.is_settled())
             .filter_map(|r| r.turn_id.as_deref())
             .collect();
-        let mut cursor = None;
+        let mut cursor = self.delivered_cursor.as_deref();
         for key in self.order.values() {
             let Some(turn) = self.messages.get(key).and_then(|r| r.turn_id.as_deref()) else {
                 continue;
@@ -380,7 +423,14 @@ impl State {
         let mut v: Vec<(&u64, &str)> = self
             .turns
             .iter()
-            .filter(|(id, t)| t.stops > 0 && !t.in_rollout && !answered.contains(id.as_str()))
+            .filter(|(id, t)| {
+                t.stops > 0
+                    && !t.in_rollout
+                    && !answered.contains(id.as_str())
+                    && !self
+                        .delivered
+                        .contains(key_identity(&DedupKey::for_turn(id, Role::Assistant)))
+            })
             .map(|(id, t)| (&t.order, id.as_str()))
             .collect();
         v.sort();

@@ -15,6 +15,7 @@ mod config;
 mod consent;
 mod delivery_exactly_once;
 mod delivery_settle;
+mod history_bounds;
 mod privacy;
 mod projector_laws;
 mod projector_support;

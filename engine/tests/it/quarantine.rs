@@ -119,9 +119,7 @@ fn damage_in_the_active_segment_is_read_around_reported_once_and_never_moved_asi
         assert!(folded.lost);
         let st = folded.state;
         // Acknowledged before the damage stays acknowledged; planned after it is there.
-        assert!(st
-            .acked()
-            .any(|k| k == &DedupKey::for_turn("t1", Role::User)));
+        assert!(st.is_delivered(&DedupKey::for_turn("t1", Role::User)));
         assert!(st
             .messages
             .contains_key(&DedupKey::for_turn("t2", Role::User)));

@@ -18,6 +18,7 @@ mod doctor_placement;
 mod drain;
 mod exactly_once;
 mod guard;
+mod history;
 mod hooks_behaviour;
 mod hooks_contract;
 mod hostile;
