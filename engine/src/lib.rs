@@ -33,6 +33,7 @@ pub mod plan;
 pub mod privacy;
 pub mod projector;
 pub mod regular_file;
+pub mod retention;
 pub mod rollout;
 pub mod spill;
 pub mod store;

@@ -66,6 +66,7 @@ impl WorkerContext for WorkerCtx {
         s.commit_token_threshold = self.cfg.capture.commit_token_threshold;
         s.backoff_ms = self.cfg.network.backoff_ms;
         s.privacy = self.privacy.clone();
+        s.retention_days = self.cfg.journal.retention_days;
         s
     }
 }
@@ -141,9 +142,12 @@ const SWEEP_BUDGET: Duration = Duration::from_secs(10);
 
 /// After its own session, a Stop worker sends what other sessions left unsent
 /// (a server outage, a killed worker), within [`SWEEP_BUDGET`]. A session whose
-/// worker lock is taken is skipped; its holder is on it.
+/// worker lock is taken is skipped; its holder is on it. A settled session's whole journal is
+/// pruned once finished for `journal.retention_days` (the user's configuration: no repository
+/// is in view here; see `ov_engine::retention`).
 fn sweep_others(root: &Path, own: &str) {
     let start = std::time::Instant::now();
+    let retention_days = crate::hooks::load_config("/").journal.retention_days;
     let own = journal_dir_name(own);
     for dir in ov_engine::store::session_dirs(root) {
         if start.elapsed() > SWEEP_BUDGET {
@@ -160,6 +164,12 @@ fn sweep_others(root: &Path, own: &str) {
             .map(|r| !ov_engine::store::fold_reader(&r).state.is_settled())
             .unwrap_or(false);
         if !busy {
+            let now = ov_engine::retention::now_ms();
+            match ov_engine::retention::prune_journal(&dir, retention_days, now) {
+                Ok(Some(bytes)) => log::info!("pruned finished session {name} ({bytes} bytes)"),
+                Ok(None) => {}
+                Err(e) => log::warn!("prune {name}: {e}"),
+            }
             continue;
         }
         if let Err(e) = run_session(root, name, WorkerReason::Sweep) {

@@ -43,6 +43,7 @@ mod format;
 mod journal;
 mod lock;
 mod map;
+pub mod prune;
 mod reader;
 mod recovery;
 mod segment;

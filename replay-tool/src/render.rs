@@ -302,7 +302,7 @@ pub fn entry_line(e: &Entry) -> String {
             "-",
             "snapshot",
             s.events,
-            s.messages.len(),
+            s.planned_count(),
             s.cursor().unwrap_or("-")
         ),
         EntryContent::Undecodable { snapshot, reason } => format!(
@@ -405,8 +405,8 @@ pub fn state_summary(state: &State, skipped: &[SkippedRecord]) -> String {
     let _ = writeln!(
         o,
         "messages     {} planned: {} acknowledged, {} pending, {} in flight, {} set aside",
-        state.messages.len(),
-        count(|s| matches!(s, MessageStatus::Acked)),
+        state.planned_count(),
+        state.acked_count(),
         count(|s| matches!(s, MessageStatus::Pending)),
         count(|s| matches!(s, MessageStatus::InFlight { .. })),
         count(|s| matches!(s, MessageStatus::SetAside { .. })),
@@ -538,8 +538,17 @@ pub fn state_summary(state: &State, skipped: &[SkippedRecord]) -> String {
 /// One line per message of the state: key, status (for `state` after the summary).
 pub fn message_lines(state: &State) -> String {
     let mut o = String::new();
-    for key in state.order.values() {
-        if let Some(r) = state.messages.get(key) {
+    if state.records_let_go > 0 {
+        let _ = writeln!(
+            o,
+            "  {} acknowledged earlier: records let go, identities kept",
+            state.records_let_go
+        );
+    }
+    let mut kept: Vec<_> = state.messages.iter().collect();
+    kept.sort_by_key(|(_, r)| r.order);
+    for (key, r) in kept {
+        {
             let _ = writeln!(
                 o,
                 "  {:<4} {:<44} {}",

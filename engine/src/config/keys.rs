@@ -26,6 +26,7 @@
 //! | `network.connect_timeout_ms` | int ≥ 10 | 1000 | `OPENVIKING_CONNECT_TIMEOUT_MS` |
 //! | `network.backoff_ms` | int 0 to 600000 (10 min, [`crate::clock::MAX_BACKOFF_MS`]) | 30000 | `OPENVIKING_BACKOFF_MS` |
 //! | `network.recall_budget_ms` | int ≥ 100 | 5000 | `OPENVIKING_RECALL_BUDGET_MS` |
+//! | `journal.retention_days` | int 1..=36500 | 14 | `OPENVIKING_JOURNAL_RETENTION_DAYS` |
 //! | `bypass.session` | bool | false | `OPENVIKING_BYPASS_SESSION` |
 //! | `bypass.patterns` | strings (or one comma-separated string) | [] | `OPENVIKING_BYPASS_SESSION_PATTERNS` |
 //! | `debug` | bool | false | `OPENVIKING_DEBUG` |
@@ -201,6 +202,14 @@ pub const TUNING: &[(&str, Kind, &str)] = &[
             max: 600_000,
         },
         "OPENVIKING_RECALL_BUDGET_MS",
+    ),
+    (
+        "journal.retention_days",
+        Kind::Int {
+            min: 1,
+            max: 36_500,
+        },
+        "OPENVIKING_JOURNAL_RETENTION_DAYS",
     ),
     ("bypass.session", Kind::Bool, "OPENVIKING_BYPASS_SESSION"),
     (
@@ -442,6 +451,7 @@ pub fn current_int(cfg: &Config, key: &str) -> Option<u64> {
         "network.connect_timeout_ms" => cfg.network.connect_timeout_ms,
         "network.backoff_ms" => cfg.network.backoff_ms,
         "network.recall_budget_ms" => cfg.network.recall_budget_ms,
+        "journal.retention_days" => cfg.journal.retention_days,
         _ => return None,
     })
 }
@@ -490,6 +500,7 @@ pub fn assign(cfg: &mut Config, key: &str, value: Typed, append: bool) {
         ("peer.id", Typed::Str(s)) => cfg.peer.id = (!s.is_empty()).then_some(s),
         ("hooks.max_output_bytes", Typed::Int(i)) => cfg.hooks.max_output_bytes = as_usize(i),
         ("network.timeout_ms", Typed::Int(i)) => cfg.network.timeout_ms = i,
+        ("journal.retention_days", Typed::Int(i)) => cfg.journal.retention_days = i,
         ("network.connect_timeout_ms", Typed::Int(i)) => cfg.network.connect_timeout_ms = i,
         ("network.backoff_ms", Typed::Int(i)) => cfg.network.backoff_ms = i,
         ("network.recall_budget_ms", Typed::Int(i)) => cfg.network.recall_budget_ms = i,

@@ -305,6 +305,19 @@ impl NetworkConfig {
     }
 }
 
+/// `journal.*`: how long a session's history is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalConfig {
+    /// `journal.retention_days` ([`DEFAULT_RETENTION_DAYS`], 1..=36500): a settled session's
+    /// segments that only its snapshot still needs, and a whole journal of a session
+    /// finished (settled, committed, untouched) this long, are pruned by a worker
+    /// (`crate::retention`).
+    pub retention_days: u64,
+}
+
+/// Default of `journal.retention_days`.
+pub const DEFAULT_RETENTION_DAYS: u64 = 14;
+
 /// `bypass.*` (the anchor's `shouldBypassAgent`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BypassConfig {
@@ -385,6 +398,8 @@ pub struct Config {
     pub hooks: HooksConfig,
     /// `network.*`.
     pub network: NetworkConfig,
+    /// `journal.*`.
+    pub journal: JournalConfig,
     /// `bypass.*`.
     pub bypass: BypassConfig,
     /// `debug` (false).
@@ -435,6 +450,9 @@ impl Default for Config {
                 connect_timeout_ms: 1000,
                 backoff_ms: 30000,
                 recall_budget_ms: 5000,
+            },
+            journal: JournalConfig {
+                retention_days: DEFAULT_RETENTION_DAYS,
             },
             bypass: BypassConfig::default(),
             debug: false,

@@ -15,7 +15,7 @@
 //! | rule | keys | a repository may |
 //! |---|---|---|
 //! | [`RepoRule::LowerOnly`] | time budgets, output caps, limits | only make them smaller |
-//! | [`RepoRule::RaiseOnly`] | `network.backoff_ms` | only make it longer (fewer tries of a dead server) |
+//! | [`RepoRule::RaiseOnly`] | `network.backoff_ms`, `journal.retention_days` | only make it longer (fewer tries of a dead server; history kept longer) |
 //! | [`RepoRule::OffOnly`] | the feature switches, `debug` | only turn them off |
 //! | [`RepoRule::OnOnly`] | `bypass.session`, `recall.skip_control_prompts` | only turn it on (off, a hook would do more: lift a bypass, make a round trip) |
 //! | [`RepoRule::NarrowOnly`] | `recall.peer_scope` | only narrow it: `actor` (this peer's memories) is narrower than `all` (every peer's) |
@@ -66,7 +66,7 @@ pub fn repo_rule(key: &str) -> RepoRule {
         | "network.timeout_ms"
         | "network.connect_timeout_ms"
         | "network.recall_budget_ms" => RepoRule::LowerOnly,
-        "network.backoff_ms" => RepoRule::RaiseOnly,
+        "network.backoff_ms" | "journal.retention_days" => RepoRule::RaiseOnly,
         "memory.enabled" | "recall.enabled" | "capture.enabled" | "capture.subagents"
         | "profile.enabled" | "debug" => RepoRule::OffOnly,
         "bypass.session" | "recall.skip_control_prompts" => RepoRule::OnOnly,
@@ -166,6 +166,7 @@ mod tests {
         ("network.connect_timeout_ms", RepoRule::LowerOnly),
         ("network.backoff_ms", RepoRule::RaiseOnly),
         ("network.recall_budget_ms", RepoRule::LowerOnly),
+        ("journal.retention_days", RepoRule::RaiseOnly),
         ("bypass.session", RepoRule::OnOnly),
         ("bypass.patterns", RepoRule::Free),
         ("debug", RepoRule::OffOnly),

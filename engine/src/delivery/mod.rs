@@ -83,6 +83,9 @@ pub struct DeliverySettings {
     /// The privacy rule applied to every transcript read before it is journaled (the
     /// built-ins, plus the user's capture rules).
     pub privacy: crate::privacy::Policy,
+    /// `journal.retention_days`: the worker prunes segments only a snapshot still needs
+    /// once they are this old ([`crate::retention`]).
+    pub retention_days: u64,
 }
 
 impl DeliverySettings {
@@ -104,6 +107,7 @@ impl DeliverySettings {
             in_doubt_settle_ms: IN_DOUBT_SETTLE_MS,
             answer_precedence: crate::turnbook::AnswerPrecedence::StopFirst,
             privacy: crate::privacy::Policy::builtin(),
+            retention_days: crate::config::DEFAULT_RETENTION_DAYS,
         }
     }
 }

@@ -87,6 +87,8 @@ pub fn run_worker(
             }
         };
         if first {
+            // A pruned journal's session came back: the server decides before anything is sent.
+            crate::retention::adopt_tombstone(store)?;
             store.append(Event::WorkerStarted { reason }, Durability::Buffered)?;
             first = false;
         }
@@ -115,6 +117,10 @@ pub fn run_worker(
                 "journal {}: automatic compaction: {e}",
                 store.dir().display()
             );
+        }
+        let now = crate::retention::now_ms();
+        if let Err(e) = crate::retention::prune_segments(store, settings.retention_days, now) {
+            log::warn!("journal {}: pruning: {e}", store.dir().display());
         }
         drop(lock);
         // Events appended by others while the lock was held (a Stop whose own

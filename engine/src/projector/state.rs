@@ -310,6 +310,16 @@ impl State {
         }
     }
 
+    /// Messages planned over the life of the journal: records kept and let go.
+    pub fn planned_count(&self) -> u64 {
+        self.messages.len() as u64 + self.records_let_go
+    }
+
+    /// Messages acknowledged: records kept as acknowledged, and those let go.
+    pub fn acked_count(&self) -> u64 {
+        self.acked_records().count() as u64 + self.records_let_go
+    }
+
     /// Acknowledged messages whose record is still kept (see [`State::messages`]).
     pub fn acked_records(&self) -> impl Iterator<Item = (&DedupKey, &MessageRecord)> {
         self.messages

@@ -6,7 +6,10 @@ use ov_engine::codec;
 use ov_engine::delivery::DeliverySettings;
 use ov_engine::event::{Envelope, Event};
 use ov_engine::projector::{State, KEPT_TURN_LIVENESS};
+use ov_engine::retention;
+use ov_engine::store::SessionStore;
 use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
+use ov_journal::Durability;
 
 #[path = "../../benches/synthetic.rs"]
 #[expect(
@@ -99,4 +102,142 @@ fn a_rescan_plans_no_delivered_turn_whose_record_was_let_go() {
     let planned = ov_engine::plan::plan(&s, &DeliverySettings::new("zc-x".into()));
     assert!(planned.is_empty(), "{:?}", planned.first().map(|m| &m.key));
     assert!(s.is_delivered(&DedupKey::for_turn("turn_00000000", Role::User)));
+}
+
+fn store_with_turns(dir: &std::path::Path, first: usize, count: usize) -> SessionStore {
+    let store = SessionStore::open(dir).expect("open");
+    store
+        .append_all(
+            synthetic::turns(first, count, "")
+                .into_iter()
+                .map(|e| e.event)
+                .collect(),
+            Durability::Sync,
+        )
+        .expect("append");
+    store
+}
+
+const DAYS_15: u64 = 15 * retention::DAY_MS;
+
+/// Segments before the latest snapshot of a settled session go once the newest of them is
+/// older than the retention, after an `Event::Pruned` that says what went; the state the
+/// snapshot keeps is the same. Not before the retention, and not while a message waits.
+#[test]
+fn settled_segments_before_the_snapshot_are_pruned_after_the_retention() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("j");
+    let store = store_with_turns(&dir, 0, 20);
+    store.compact().expect("compact");
+    store
+        .append_all(
+            synthetic::turns(20, 5, "")
+                .into_iter()
+                .map(|e| e.event)
+                .collect(),
+            Durability::Sync,
+        )
+        .expect("append");
+    store.compact().expect("compact");
+    let before = store.fold().expect("fold").state;
+    let segs = |d: &std::path::Path| {
+        ov_journal::prune::segment_files(d)
+            .expect("ls")
+            .iter()
+            .map(|f| f.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(segs(&dir), vec![0, 1, 2]);
+    let now = retention::now_ms();
+    assert!(retention::prune_segments(&store, 14, now)
+        .expect("prune")
+        .is_none());
+    let pruned = retention::prune_segments(&store, 14, now + DAYS_15).expect("prune");
+    assert!(
+        matches!(&pruned, Some(Event::Pruned { segments, bytes, retention_days: 14, .. })
+            if segments == &vec![0, 1] && *bytes > 0),
+        "{pruned:?}"
+    );
+    assert_eq!(segs(&dir), vec![2]);
+    let after = store.fold().expect("fold");
+    assert!(!after.lost && after.skipped.is_empty());
+    assert_eq!(after.state.delivered, before.delivered);
+    assert_eq!(after.state.commit, before.commit);
+    assert!(after
+        .state
+        .is_delivered(&DedupKey::for_turn("turn_00000000", Role::User)));
+
+    // A message waiting to be sent keeps the history.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("j");
+    let store = store_with_turns(&dir, 0, 3);
+    store.compact().expect("compact");
+    store
+        .append(
+            Event::MessagesPlanned {
+                messages: vec![ov_engine::event::PlannedMessage {
+                    key: DedupKey::for_turn("late", Role::User),
+                    turn_id: Some("late".into()),
+                    role: Role::User,
+                    content: "late".into(),
+                    raw_len: 4,
+                    interrupted: false,
+                    created_at_ms: None,
+                }],
+            },
+            Durability::Sync,
+        )
+        .expect("append");
+    store.compact().expect("compact");
+    assert!(retention::prune_segments(&store, 14, now + DAYS_15)
+        .expect("prune")
+        .is_none());
+}
+
+/// A finished session's whole journal goes after the retention and leaves a tombstone; when
+/// the session comes back, its first worker journals the loss before anything else, so what
+/// the server holds decides before anything is sent.
+#[test]
+fn a_pruned_journal_leaves_a_tombstone_that_makes_its_return_verified() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("journals").join("sess_bench");
+    let store = store_with_turns(&dir, 0, 3);
+    let now = retention::now_ms();
+    // Acknowledged but not committed: kept.
+    assert!(retention::prune_journal(&dir, 14, now + DAYS_15)
+        .expect("prune")
+        .is_none());
+    store
+        .append_all(
+            vec![
+                Event::CommitStarted {
+                    commit_id: 0,
+                    commit_count_before: Some(0),
+                },
+                Event::CommitAcked {
+                    commit_id: 0,
+                    task_id: None,
+                    archive_uri: None,
+                },
+            ],
+            Durability::Sync,
+        )
+        .expect("commit");
+    drop(store);
+    assert!(retention::prune_journal(&dir, 14, now)
+        .expect("prune")
+        .is_none());
+    let bytes = retention::prune_journal(&dir, 14, now + DAYS_15).expect("prune");
+    assert!(bytes.is_some_and(|b| b > 0));
+    assert!(!dir.exists());
+    let stone = retention::tombstone(&dir);
+    assert!(stone.is_file());
+    assert!(ov_engine::store::session_dirs(tmp.path()).is_empty());
+
+    let store = store_with_turns(&dir, 3, 1);
+    assert!(retention::adopt_tombstone(&store).expect("adopt"));
+    assert!(!stone.exists());
+    let st = store.fold().expect("fold").state;
+    assert!(st.acks_unverified, "the server is asked before any send");
+    assert!(!retention::adopt_tombstone(&store).expect("adopt"));
 }

@@ -190,6 +190,9 @@ fn a_version_3_snapshot_reads_as_the_fold_of_its_events() {
         (a.records_let_go, a.cursor(), &a.commit, &a.turns),
         (b.records_let_go, b.cursor(), &b.commit, &b.turns)
     );
-    assert!(snapshot.state.messages.is_empty(), "delivered records are let go");
+    assert!(
+        snapshot.state.messages.is_empty(),
+        "delivered records are let go"
+    );
     assert_eq!(snapshot.state.delivered.len(), 4);
 }

@@ -77,3 +77,32 @@ fn a_damaged_snapshot_resends_no_delivered_turn() {
         "the damage is journaled"
     );
 }
+
+/// A finished session's whole journal is pruned after the retention (judged here as if 15
+/// days had passed); the session then comes back (resumed) and its transcript is read again
+/// from its first byte by a new journal that knows nothing: the three delivered turns are not
+/// sent again, the new one is sent once.
+#[test]
+fn a_pruned_journal_resends_nothing_when_its_session_comes_back() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let env = env(&url);
+    let mut s = Session::new(&env);
+    for i in 0..3 {
+        s.turn(&format!("pruned{i}"), &[]);
+        s.wait_worker();
+    }
+    assert_exactly_once(&url, &s.remote(), &s.turns);
+    let dir = env.journal_dir(&s.sid);
+    let later = ov_engine::retention::now_ms() + 15 * ov_engine::retention::DAY_MS;
+    let bytes = ov_engine::retention::prune_journal(&dir, 14, later).expect("prune");
+    assert!(bytes.is_some(), "a finished session's journal is pruned");
+    assert!(!dir.exists());
+    s.turn("back", &[]);
+    s.wait_worker();
+    env.drain();
+    assert_exactly_once(&url, &s.remote(), &s.turns);
+    assert_settled(&env, &s.sid);
+    assert!(!ov_engine::retention::tombstone(&dir).exists());
+}

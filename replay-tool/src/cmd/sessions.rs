@@ -128,7 +128,7 @@ fn row(dir: &std::path::Path) -> Row {
     row.turns = s.turns.len();
     let count =
         |f: fn(&MessageStatus) -> bool| s.messages.values().filter(|r| f(&r.status)).count();
-    row.acked = count(|st| matches!(st, MessageStatus::Acked));
+    row.acked = usize::try_from(s.acked_count()).unwrap_or(usize::MAX);
     row.pending = count(|st| matches!(st, MessageStatus::Pending));
     row.set_aside = count(|st| matches!(st, MessageStatus::SetAside { .. }));
     row.in_doubt = s.in_doubt().len();

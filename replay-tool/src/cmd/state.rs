@@ -43,7 +43,7 @@ pub fn run(args: &JournalArgs) -> anyhow::Result<()> {
         if let Some(p) = from_snapshot {
             writeln!(out, "snapshot     folded from the snapshot at {p}")?;
         }
-        if !folded.state.messages.is_empty() {
+        if folded.state.planned_count() > 0 {
             writeln!(out, "messages, in plan order:")?;
             write!(out, "{}", render::message_lines(&folded.state))?;
         }

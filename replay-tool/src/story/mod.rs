@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use ov_engine::event::Event;
 use ov_engine::projector::{MessageStatus, State};
-use ov_engine::turn::DedupKey;
+use ov_engine::turn::{DedupKey, Role};
 
 use crate::render::time;
 use crate::view::{EntryContent, JournalView};
@@ -83,14 +83,20 @@ pub fn tell(view: &JournalView, turn_id: &str) -> Story {
     let mut steps = Vec::new();
     if let Some(pos) = start_after {
         let known = turn_keys(&state, turn_id);
-        if !known.is_empty() || state.turns.contains_key(turn_id) {
+        let delivered_before = let_go(&state, turn_id);
+        if !known.is_empty() || delivered_before || state.turns.contains_key(turn_id) {
             steps.push(Step {
                 position: pos.to_string(),
                 at: "-".into(),
                 kind: "snapshot",
                 text: format!(
-                    "the journal was compacted; the snapshot already knows this turn ({} message(s) planned, history before it removed)",
-                    known.len()
+                    "the journal was compacted; the snapshot already knows this turn ({} message(s) planned{}, history before it removed)",
+                    known.len(),
+                    if delivered_before {
+                        "; delivered before it, its record let go: only its identity is kept"
+                    } else {
+                        ""
+                    }
                 ),
             });
         }
@@ -114,12 +120,20 @@ pub fn tell(view: &JournalView, turn_id: &str) -> Story {
     let mut unreachable_since: Option<u64> = None;
     let mut told_unreachable = false;
     let mut traces: BTreeMap<u64, String> = BTreeMap::new();
+    // When the last of the turn's messages became delivered (its record may be let go since).
+    let mut delivered_at: Option<u64> = None;
     for (pos, env) in view
         .events()
         .filter(|(p, _)| start_after.is_none_or(|s| *p > s))
     {
         let before = state.clone();
         state.apply(env);
+        for role in [Role::User, Role::Assistant] {
+            let key = DedupKey::for_turn(turn_id, role);
+            if !before.is_delivered(&key) && state.is_delivered(&key) {
+                delivered_at = Some(env.at_ms);
+            }
+        }
         if let Event::CommitTraced {
             commit_id,
             trace_id,
@@ -164,6 +178,7 @@ pub fn tell(view: &JournalView, turn_id: &str) -> Story {
         unreachable_since,
         &steps,
         start_after.is_some(),
+        delivered_at,
     );
     Story {
         turn_id: turn_id.to_string(),
@@ -173,21 +188,28 @@ pub fn tell(view: &JournalView, turn_id: &str) -> Story {
     }
 }
 fn turn_keys<'s>(state: &'s State, turn_id: &str) -> Vec<&'s DedupKey> {
-    state
-        .order
-        .values()
-        .filter(|k| {
-            state
-                .messages
-                .get(*k)
-                .is_some_and(|r| r.turn_id.as_deref() == Some(turn_id))
-        })
-        .collect()
+    let mut v: Vec<(&DedupKey, u64)> = state
+        .messages
+        .iter()
+        .filter(|(_, r)| r.turn_id.as_deref() == Some(turn_id))
+        .map(|(k, r)| (k, r.order))
+        .collect();
+    v.sort_by_key(|(_, o)| *o);
+    v.into_iter().map(|(k, _)| k).collect()
+}
+
+/// Whether a message of the turn was delivered and its record let go (only its identity
+/// is kept).
+fn let_go(state: &State, turn_id: &str) -> bool {
+    [Role::User, Role::Assistant].into_iter().any(|r| {
+        let key = DedupKey::for_turn(turn_id, r);
+        !state.messages.contains_key(&key) && state.is_delivered(&key)
+    })
 }
 
 fn all_acked(state: &State, turn_id: &str) -> bool {
     let keys = turn_keys(state, turn_id);
-    !keys.is_empty()
+    (!keys.is_empty() || let_go(state, turn_id))
         && keys.iter().all(|k| {
             state
                 .messages

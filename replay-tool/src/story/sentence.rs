@@ -380,6 +380,24 @@ pub(super) fn sentence(
             "redacted before it was journaled ({origin}): {}",
             counts.summary()
         )),
+        // Every turn's story says what history is gone.
+        Event::Pruned {
+            segments,
+            bytes,
+            newest_ms,
+            retention_days,
+        } => Some(format!(
+            "history pruned: {} segment(s) before the snapshot ({}, {bytes} bytes, last written \
+             {}) removed after the {retention_days}-day retention; their events are gone, the \
+             snapshot keeps the state (delivered turns as identities)",
+            segments.len(),
+            match (segments.first(), segments.last()) {
+                (Some(a), Some(b)) if a != b => format!("{a}..={b}"),
+                (Some(a), _) => a.to_string(),
+                _ => "-".into(),
+            },
+            crate::render::time(*newest_ms)
+        )),
         _ => None,
     }
 }

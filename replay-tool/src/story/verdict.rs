@@ -3,12 +3,14 @@
 use std::collections::BTreeMap;
 
 use ov_engine::projector::{MessageStatus, State};
-use ov_engine::turn::DedupKey;
+use ov_engine::turn::{DedupKey, Role};
 use ov_engine::turnbook::Consent;
 
 use super::{turn_keys, Step, Verdict};
 use crate::render::time;
 
+#[expect(clippy::too_many_arguments)]
+// NOTE: the facts the walk gathered are passed one by one, as `sentence` takes them.
 pub(super) fn verdict(
     state: &State,
     turn_id: &str,
@@ -17,6 +19,7 @@ pub(super) fn verdict(
     unreachable_since: Option<u64>,
     steps: &[Step],
     compacted: bool,
+    delivered_at: Option<u64>,
 ) -> Verdict {
     let keys = turn_keys(state, turn_id);
     let v = |kind, on_server, text: String| Verdict {
@@ -24,7 +27,7 @@ pub(super) fn verdict(
         on_server,
         text,
     };
-    if keys.is_empty() {
+    if keys.is_empty() && !super::let_go(state, turn_id) {
         if state.forgotten_at_ms.is_some() {
             return v(
                 "forgotten",
@@ -108,7 +111,11 @@ pub(super) fn verdict(
         .filter(|(_, r)| matches!(r.status, MessageStatus::Pending))
         .map(|(_, r)| r)
         .collect();
-    let acked_at = recs.iter().filter_map(|(_, r)| r.acked_at_ms).max();
+    let acked_at = recs
+        .iter()
+        .filter_map(|(_, r)| r.acked_at_ms)
+        .chain(delivered_at)
+        .max();
     if !in_flight.is_empty() {
         let parts: Vec<String> = in_flight
             .keys()
@@ -161,9 +168,9 @@ pub(super) fn verdict(
         return v("waiting", false, text);
     }
     if !aside.is_empty() {
-        let acked = recs
-            .iter()
-            .filter(|(_, r)| matches!(r.status, MessageStatus::Acked))
+        let acked = [Role::User, Role::Assistant]
+            .into_iter()
+            .filter(|r| state.is_delivered(&DedupKey::for_turn(turn_id, *r)))
             .count();
         let lead = if acked > 0 {
             format!("partly on the server ({acked} message(s) acknowledged); the rest set aside")
@@ -179,7 +186,13 @@ pub(super) fn verdict(
             ),
         );
     }
-    let acked = acked_at.map_or("-".to_string(), time);
+    let acked = match acked_at {
+        Some(at) => time(at),
+        None if super::let_go(state, turn_id) => {
+            "an earlier time: its record was let go, only its identity is kept".into()
+        }
+        None => "-".into(),
+    };
     let commit = match committed_by {
         Some(c) => match commit_trace {
             Some(t) => format!("committed by commit {c}, server trace id {t}"),

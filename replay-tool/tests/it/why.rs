@@ -425,3 +425,30 @@ fn sessions_count_withheld_turns() {
     let rows: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(rows[0]["withheld"], 2, "{out}");
 }
+
+/// After the retention pruned the segments before the snapshot, `why` still tells a delivered
+/// turn's verdict from what is kept, and says what history was pruned.
+#[test]
+fn why_says_what_was_pruned() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let j = tmp.path().join("j");
+    crate::copy_journal(&crate::golden("clean"), &j);
+    let store = ov_engine::store::SessionStore::open(&j).expect("open");
+    store.compact().expect("compact");
+    store.compact().expect("compact");
+    let later = ov_engine::retention::now_ms() + 15 * ov_engine::retention::DAY_MS;
+    let pruned = ov_engine::retention::prune_segments(&store, 14, later).expect("prune");
+    assert!(pruned.is_some());
+    drop(store);
+    let (code, out, err) = crate::run(&["why", j.to_str().expect("utf-8"), "turn_a1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("history pruned: 2 segment(s) before the snapshot (0..=1"),
+        "{out}"
+    );
+    assert!(out.contains("14-day retention"), "{out}");
+    assert!(
+        out.contains("verdict: on the server (acknowledged at an earlier time"),
+        "{out}"
+    );
+}
