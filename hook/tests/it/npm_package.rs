@@ -210,11 +210,15 @@ fn npm_install_g_and_npm_exec_give_working_commands_without_cargo() {
         .spawn()
         .expect("ovhook mcp");
     let launcher = mcp.id();
+    // Held open until the process ended: `wait` would close it first, and the proxy's stdin
+    // EOF (exit 0) could then beat the forwarded signal.
+    let stdin = mcp.stdin.take();
     let native = native_child(launcher);
     // SAFETY: kill(2) on a child we spawned and have not waited for.
     let sent = unsafe { libc::kill(i32::try_from(launcher).expect("pid"), libc::SIGTERM) };
     assert_eq!(sent, 0);
     let status = mcp.wait().expect("wait");
+    drop(stdin);
     // 143 once `ovhook mcp` took over its signals; killed by SIGTERM, re-raised by the launcher,
     // when the signal came before (the binary's own end, either way).
     use std::os::unix::process::ExitStatusExt;
