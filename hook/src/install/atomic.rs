@@ -117,7 +117,7 @@ pub fn write(path: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
 /// Puts `bytes` at `target` itself (a link there is replaced, not followed): a temp file in the
 /// same folder with `mode`, fsync, rename onto `target`, fsync the folder. A process that has
 /// the old file open or running keeps its inode. Callers decide what may be replaced; install
-/// writes go through [`write`].
+/// writes go through [`write()`].
 pub fn replace(target: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
     let dir = target
         .parent()
