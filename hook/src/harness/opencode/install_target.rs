@@ -297,7 +297,10 @@ impl InstallTarget for FamilyTarget {
         };
         let path = dir.join(shim_name(self.harness.name));
         let text = self.harness.shim();
-        if std::fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
+        // Read as a bounded regular file only: a FIFO under the shim's name must not hang
+        // the install (atomic::write then refuses it).
+        let current = ov_engine::regular_file::read(&path, text.len() as u64 + 1);
+        if current.is_ok_and(|old| old.as_deref() == Some(text.as_bytes())) {
             return Ok(Vec::new());
         }
         atomic::write(&path, text.as_bytes(), 0o644)?;
