@@ -17,8 +17,6 @@
 //! further away than that was written by a clock ahead of ours: it is over
 //! ([`crate::clock::backing_off`]).
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -76,16 +74,7 @@ pub fn start(root: &Path, url: &str, now_ms: u64, for_ms: u64, reason: &str) {
     if crate::paths::create_private_dir(root).is_err() {
         return;
     }
-    let tmp = root.join(format!(".server-backoff.{}.tmp", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(&text));
-    if written.is_err() || std::fs::rename(&tmp, path(root)).is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    if crate::regular_file::replace_private(&path(root), &text).is_err() {
         log::warn!(
             "could not record the server back-off under {}",
             root.display()

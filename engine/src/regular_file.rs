@@ -23,6 +23,31 @@ use std::io::{self, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+/// Replaces `path` with `bytes` (mode 0600) without ever opening `path` itself: a new temp
+/// file beside it (`O_EXCL`, so nothing planted under that name is opened), then a rename over
+/// `path`. A FIFO or a link at `path` is replaced, never written through or waited on. For
+/// ovhook's own small state files; a failure leaves no temp file behind.
+pub fn replace_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
 /// Why a file was not read.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -5,8 +5,6 @@
 //! file holds another day (or nothing). A file that cannot be read or written only means
 //! the notice may come again.
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use ov_engine::client::Deprecated;
@@ -26,14 +24,8 @@ pub fn notice_once_a_day(root: &Path, d: &Deprecated, now_ms: u64) {
         return;
     }
     log::warn!("server: {d}; recall prefers the successor (tier 1: search/search in context mode)");
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)
-        .and_then(|mut f| f.write_all(today.as_bytes()));
-    if let Err(e) = written {
+    // Never opened for writing: a FIFO planted under the name must not hold the prompt hook.
+    if let Err(e) = ov_engine::regular_file::replace_private(&path, today.as_bytes()) {
         log::debug!("could not write {}: {e}", path.display());
     }
 }
@@ -63,5 +55,22 @@ mod tests {
             notices(tmp.path(), &[20_000, 20_000, 20_000, 20_001, 20_001]),
             [true, false, false, true, false]
         );
+    }
+
+    #[test]
+    fn a_fifo_under_the_notice_name_is_replaced_not_waited_on() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let fifo = tmp.path().join(NOTICE_FILE);
+        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let d = Deprecated {
+            endpoint: "/api/v1/search/recall".into(),
+            successor: None,
+        };
+        // Opening the FIFO for writing with no reader would block this test forever.
+        notice_once_a_day(tmp.path(), &d, 20_000 * DAY_MS);
+        assert!(std::fs::metadata(&fifo).expect("notice").is_file());
+        assert_eq!(std::fs::read_to_string(&fifo).expect("notice"), "20000");
     }
 }
