@@ -191,8 +191,9 @@ impl Policy {
     fn fragment(&self, f: &mut TurnFragment) -> Redactions {
         let mut counts = Redactions::default();
         let mut clean = |t: &mut String, role: Role| {
-            if crate::text::oversized::stand_in_len(t).is_some() {
-                return; // our own stand-in for a text never kept
+            // Our own stand-in for a text never kept; a text that only quotes one is cleaned.
+            if crate::text::oversized::is_stand_in(t) {
+                return;
             }
             if let Cow::Owned(c) = self.capture(t, role, &mut counts) {
                 *t = c;
@@ -236,6 +237,27 @@ fn apply<'a>(text: &'a str, role: Role, rules: &Rules, counts: &mut Redactions) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transcript_text_quoting_a_stand_in_is_still_cleaned_and_a_stand_in_is_kept() {
+        let stand_in = crate::text::oversized::stand_in(99_000_000);
+        let mut chunk = RolloutChunk {
+            fragments: vec![TurnFragment {
+                turn_id: "t1".into(),
+                prompt: Some(format!("see <private>PW1</private> {stand_in}")),
+                final_text: Some(stand_in.clone()),
+                ..TurnFragment::default()
+            }],
+            ..RolloutChunk::default()
+        };
+        Policy::builtin().chunk(&mut chunk);
+        let f = chunk.fragments.first().expect("the fragment");
+        assert_eq!(
+            f.prompt.as_deref(),
+            Some(format!("see  {stand_in}").as_str())
+        );
+        assert_eq!(f.final_text.as_deref(), Some(stand_in.as_str()));
+    }
 
     #[test]
     fn builtin_borrows_clean_text_and_counts_what_it_removes() {

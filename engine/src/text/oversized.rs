@@ -49,6 +49,13 @@ pub fn stand_in_len(content: &str) -> Option<u64> {
     digits.get(..end)?.parse().ok()
 }
 
+/// Whether `text` is exactly a stand-in (as a transcript reader leaves it), not a text that
+/// merely contains the stand-in's prefix.
+pub fn is_stand_in(text: &str) -> bool {
+    text.strip_prefix(STAND_IN_PREFIX)
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Why a message whose content holds a stand-in is set aside.
 pub fn set_aside_reason(len: u64) -> String {
     format!(
@@ -73,6 +80,10 @@ mod tests {
             Some(99)
         );
         assert_eq!(stand_in_len("an ordinary answer"), None);
+        assert!(is_stand_in(&stand_in(99)));
+        assert!(!is_stand_in(&format!("quoted: {}", stand_in(99))));
+        assert!(!is_stand_in(&format!("{} and more", stand_in(99))));
+        assert!(!is_stand_in(STAND_IN_PREFIX));
         assert_eq!(stand_in_len(STAND_IN_PREFIX), None);
     }
 }
