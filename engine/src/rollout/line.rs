@@ -62,7 +62,7 @@ impl LineFacts {
 #[non_exhaustive]
 pub enum LineError {
     /// Not JSON, or a needed field has the wrong type.
-    #[error("invalid rollout line: {0}")]
+    #[error("invalid rollout line: {}", crate::transcript::json_error_shape(.0))]
     Json(#[from] serde_json::Error),
     /// A main-turn `model_io` line with neither `turnId` nor `traceId`.
     #[error("rollout line has neither turnId nor traceId")]

@@ -59,7 +59,7 @@ pub struct AssistantLine {
 #[non_exhaustive]
 pub enum EntryError {
     /// Not JSON, or a needed field has the wrong type.
-    #[error("invalid transcript line: {0}")]
+    #[error("invalid transcript line: {}", crate::transcript::json_error_shape(.0))]
     Json(#[from] serde_json::Error),
     /// An assistant line without `message.id`.
     #[error("assistant line without message.id")]

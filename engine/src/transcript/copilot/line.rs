@@ -47,7 +47,7 @@ pub struct AssistantLine {
 #[non_exhaustive]
 pub enum EntryError {
     /// Not JSON, or a needed field has the wrong type.
-    #[error("invalid Copilot event line: {0}")]
+    #[error("invalid Copilot event line: {}", crate::transcript::json_error_shape(.0))]
     Json(#[from] serde_json::Error),
     /// A conversation event without the field that identifies it.
     #[error("Copilot {kind} event without data.{field}")]

@@ -42,7 +42,7 @@ pub struct AnswerLine {
 #[non_exhaustive]
 pub enum EntryError {
     /// Not JSON, or a needed field has the wrong type.
-    #[error("invalid Gemini session line: {0}")]
+    #[error("invalid Gemini session line: {}", crate::transcript::json_error_shape(.0))]
     Json(#[from] serde_json::Error),
     /// A message record without the id that identifies it.
     #[error("Gemini {kind} message without an id")]
