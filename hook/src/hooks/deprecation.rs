@@ -8,9 +8,9 @@
 use std::path::Path;
 
 use ov_engine::client::Deprecated;
+use ov_engine::retention::DAY_MS;
 
 const NOTICE_FILE: &str = "deprecation-notice";
-const DAY_MS: u64 = 24 * 3600 * 1000;
 
 /// Logs `d` unless a notice was already logged today (`now_ms`).
 pub fn notice_once_a_day(root: &Path, d: &Deprecated, now_ms: u64) {
