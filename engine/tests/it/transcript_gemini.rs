@@ -186,3 +186,43 @@ fn a_rescan_names_the_same_turns() -> R {
     assert_eq!(ids(&again), ids(&whole));
     Ok(())
 }
+
+/// The file's last prompt is found however far behind it sits, across every widening of the
+/// backward search (64 KiB, 128 KiB, …), whatever line a window boundary cuts, and never past
+/// the search's 8 MiB.
+#[test]
+fn the_last_prompt_is_found_behind_long_tool_output() -> R {
+    let source = recorded().join("transcript.jsonl");
+    let original = fs::read(&source)?;
+    let whole = latest_prompt_id(&source)?.ok_or("a prompt")?;
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("session.jsonl");
+    // Lines that are not messages (the CLI's `$set` patches), of odd lengths so window
+    // boundaries fall anywhere in them.
+    for (filler, lines) in [(1_000usize, 70usize), (777, 200), (4_093, 100), (65_536, 3)] {
+        let mut bytes = original.clone();
+        for i in 0..lines {
+            bytes.extend_from_slice(
+                format!(
+                    "{{\"$set\":{{\"lastUpdated\":\"{i}{}\"}}}}\n",
+                    "x".repeat(filler)
+                )
+                .as_bytes(),
+            );
+        }
+        fs::write(&path, &bytes)?;
+        assert_eq!(
+            latest_prompt_id(&path)?.as_deref(),
+            Some(whole.as_str()),
+            "{lines} lines of {filler} bytes after the prompt"
+        );
+    }
+    // Beyond the search's reach: no prompt rather than a read of the whole file.
+    let mut bytes = original;
+    bytes.extend_from_slice(
+        format!("{{\"$set\":{{\"x\":\"{}\"}}}}\n", "y".repeat(9 << 20)).as_bytes(),
+    );
+    fs::write(&path, &bytes)?;
+    assert_eq!(latest_prompt_id(&path)?, None);
+    Ok(())
+}

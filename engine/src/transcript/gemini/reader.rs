@@ -198,28 +198,45 @@ pub fn prompt_before(path: &Path, end: u64) -> io::Result<Option<String>> {
     };
     let len = file.metadata().map_err(io_context(path, 0))?.len();
     let end = end.min(len);
+    // `buf` holds the bytes `start..end`; each wider window reads only the bytes before it and
+    // parses only the lines no earlier window could (the earlier window's cut first line,
+    // and what precedes it).
+    let mut buf: Vec<u8> = Vec::new();
+    let mut start = end;
+    // The index in `buf` of the newline ending the lines not parsed yet; `None` until a window
+    // held a newline.
+    let mut unparsed_end: Option<usize> = None;
     let mut window: u64 = 64 << 10;
     loop {
-        let start = end.saturating_sub(window);
-        file.seek(SeekFrom::Start(start))
-            .map_err(io_context(path, start))?;
-        let mut buf = Vec::with_capacity(usize::try_from(end - start).unwrap_or(0));
+        let from = end.saturating_sub(window);
+        file.seek(SeekFrom::Start(from))
+            .map_err(io_context(path, from))?;
+        let mut head = Vec::with_capacity(usize::try_from(start - from).unwrap_or(0) + buf.len());
         file.by_ref()
-            .take(end - start)
-            .read_to_end(&mut buf)
-            .map_err(io_context(path, start))?;
+            .take(start - from)
+            .read_to_end(&mut head)
+            .map_err(io_context(path, from))?;
+        let added = head.len();
+        head.extend_from_slice(&buf);
+        buf = head;
+        start = from;
         // Whole lines only: the window's first line is cut unless it starts the file, and a
         // last line without its newline is still being written.
-        let whole = if start == 0 {
-            buf.as_slice()
+        let first_nl = memchr::memchr(b'\n', &buf);
+        let begin = if start == 0 {
+            0
         } else {
-            memchr::memchr(b'\n', &buf).map_or(&[][..], |i| buf.get(i + 1..).unwrap_or_default())
+            first_nl.map_or(buf.len(), |i| i + 1)
         };
-        let whole = match memchr::memrchr(b'\n', whole) {
-            Some(i) => whole.get(..i).unwrap_or_default(),
-            None => &[][..],
+        let limit = match unparsed_end {
+            Some(i) => Some(i + added),
+            None => memchr::memrchr(b'\n', &buf),
         };
-        for line in whole.rsplit(|b| *b == b'\n') {
+        let lines = limit
+            .filter(|&l| begin <= l)
+            .and_then(|l| buf.get(begin..l))
+            .unwrap_or_default();
+        for line in lines.rsplit(|b| *b == b'\n') {
             // Only lines that may be a user message are parsed.
             let may_be = memchr::memmem::find(line, b"\"user\"").is_some()
                 || memchr::memmem::find(line, b"\\u").is_some();
@@ -232,6 +249,9 @@ pub fn prompt_before(path: &Path, end: u64) -> io::Result<Option<String>> {
         }
         if start == 0 || window >= PROMPT_SEARCH_MAX {
             return Ok(None);
+        }
+        if limit.is_some() {
+            unparsed_end = first_nl;
         }
         window = window.saturating_mul(2);
     }
