@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ov_engine::plan::first_capture;
-use ov_engine::rollout::{parse_line, read_chunk};
+use ov_engine::transcript::zcode::{parse_line, read_chunk};
 
 const CHILD_ENV: &str = "OV_PLAN_BENCH_CHILD";
 

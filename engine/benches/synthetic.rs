@@ -3,7 +3,7 @@
 //! and `examples/big_journal.rs`.
 
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage};
-use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
+use ov_engine::turn::{DedupKey, FileIdentity, Role, TranscriptChunk, TurnFragment};
 
 fn hook(kind: HookKind, turn: &str, text: Option<&str>) -> Event {
     Event::HookReceived(HookReceived {
@@ -50,7 +50,7 @@ pub fn turns(first: usize, count: usize, pad: &str) -> Vec<Envelope> {
         push(hook(HookKind::Stop, &t, Some(&answer)));
         push(Event::RolloutRead {
             path: "/home/u/.zcode/cli/rollout/model-io-sess_bench.jsonl".into(),
-            chunk: RolloutChunk {
+            chunk: TranscriptChunk {
                 identity: FileIdentity { dev: 1, ino: 2 },
                 start: offset,
                 end: offset + 4000,

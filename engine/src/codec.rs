@@ -265,7 +265,7 @@ mod tests {
             pid: 4244,
             event: Event::RolloutRead {
                 path: "/r".into(),
-                chunk: crate::turn::RolloutChunk {
+                chunk: crate::turn::TranscriptChunk {
                     fragments: vec![crate::turn::TurnFragment {
                         turn_id: "turn_a".into(),
                         trace_id: Some("tr".into()),
@@ -275,7 +275,7 @@ mod tests {
                         calls: 2,
                         ..crate::turn::TurnFragment::default()
                     }],
-                    ..crate::turn::RolloutChunk::default()
+                    ..crate::turn::TranscriptChunk::default()
                 },
             },
         };
@@ -304,7 +304,7 @@ mod tests {
             pid: 4244,
             event: Event::RolloutRead {
                 path: "/r".into(),
-                chunk: crate::turn::RolloutChunk {
+                chunk: crate::turn::TranscriptChunk {
                     fragments: vec![crate::turn::TurnFragment {
                         turn_id: "turn_b".into(),
                         prompt: Some("go".into()),
@@ -312,7 +312,7 @@ mod tests {
                         answer_ms: Some(1_796_212_624_690),
                         ..crate::turn::TurnFragment::default()
                     }],
-                    ..crate::turn::RolloutChunk::default()
+                    ..crate::turn::TranscriptChunk::default()
                 },
             },
         };

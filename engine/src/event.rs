@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::turn::{DedupKey, Role, RolloutChunk};
+use crate::turn::{DedupKey, Role, TranscriptChunk};
 
 /// One journal record: an event with when and by whom it was written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -190,7 +190,7 @@ pub enum Event {
         /// The file that was read.
         path: String,
         /// What the range held.
-        chunk: RolloutChunk,
+        chunk: TranscriptChunk,
     },
     /// The rollout file was looked for and is not there.
     RolloutMissing {

@@ -9,13 +9,14 @@
 //!                   projector::fold (pure) ──► State
 //!                                  │            (acked keys, outbox, in-doubt,
 //!                                  ▼             cursor, rollout position, …)
-//!            delivery (worker): read rollout ► plan ► send ► journal outcome
+//!            delivery (worker): read transcript ► plan ► send ► journal outcome
 //! ```
 //!
 //! State is never stored on its own: it is always the fold of the journal.
 //! Text enters through [`privacy`] (hook payloads, transcript reads, the recall query) before
-//! anything is journaled or sent. Modules are harness-agnostic; ZCode's wire format lives in the `ovhook` binary
-//! and in [`rollout`] (ZCode's rollout file).
+//! anything is journaled or sent. Modules are harness-agnostic: each agent's hook wire format
+//! lives in the `ovhook` binary, and the one engine folder that knows an agent's files is
+//! [`transcript`] (one reader per agent that writes a transcript, ZCode's rollout among them).
 #![deny(missing_docs)]
 
 pub mod backoff;
@@ -34,7 +35,6 @@ pub mod privacy;
 pub mod projector;
 pub mod regular_file;
 pub mod retention;
-pub mod rollout;
 pub mod spill;
 pub mod store;
 pub mod text;

@@ -24,8 +24,8 @@ use serde::Serialize;
 use crate::delivery::DeliverySettings;
 use crate::event::PlannedMessage;
 use crate::projector::State;
-use crate::rollout::read_chunk;
 use crate::text::{oversized, truncate_chars};
+use crate::transcript::zcode::read_chunk;
 use crate::turn::Candidate;
 use crate::turnbook::TurnBook;
 

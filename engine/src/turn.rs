@@ -1,10 +1,10 @@
-//! Shared vocabulary of capture: roles, dedup keys, rollout fragments, candidates.
+//! Shared vocabulary of capture: roles, dedup keys, transcript fragments, candidates.
 //!
-//! These types sit between the ZCode rollout reader (which produces
-//! [`RolloutChunk`]s), the [`crate::turnbook::TurnBook`] (which merges rollout
+//! These types sit between the transcript readers of [`crate::transcript`] (which produce
+//! [`TranscriptChunk`]s), the [`crate::turnbook::TurnBook`] (which merges transcript
 //! fragments with hook payloads into turns) and the projector (which journals
 //! what was planned and sent). They are harness-agnostic: nothing here knows
-//! about ZCode's wire format.
+//! about any agent's wire format.
 
 use serde::{Deserialize, Serialize};
 
@@ -69,7 +69,7 @@ impl std::fmt::Display for DedupKey {
     }
 }
 
-/// Identity of a file on disk: a rollout that was replaced (rotated, rewritten)
+/// Identity of a file on disk: a transcript that was replaced (rotated, rewritten)
 /// has a different identity even at the same path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct FileIdentity {
@@ -79,7 +79,7 @@ pub struct FileIdentity {
     pub ino: u64,
 }
 
-/// What one read of a rollout range says about one turn.
+/// What one read of a transcript range says about one turn.
 ///
 /// Fragments of the same turn from successive reads are merged by
 /// [`TurnFragment::merge`]: the first known prompt wins, a later final answer
@@ -171,9 +171,9 @@ impl TurnFragment {
     }
 }
 
-/// The result of reading one byte range of a rollout file.
+/// The result of reading one byte range of a transcript file.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct RolloutChunk {
+pub struct TranscriptChunk {
     /// Identity of the file that was read.
     pub identity: FileIdentity,
     /// First byte read (0 after a rescan).
@@ -187,7 +187,8 @@ pub struct RolloutChunk {
     pub rescanned: bool,
     /// Fragments in file order of their first line.
     pub fragments: Vec<TurnFragment>,
-    /// Lines ignored on purpose (not `model_io`, not `main_turn`).
+    /// Lines ignored on purpose (e.g. a rollout's lines that are not `model_io` of the main
+    /// turn, a transcript's entries that are not conversation).
     pub skipped_lines: u32,
     /// Complete lines that were not valid JSON or lacked the needed fields.
     pub bad_lines: u32,

@@ -84,7 +84,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::text::{clean_injected, user_words};
-use crate::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
+use crate::turn::{Candidate, DedupKey, Role, TranscriptChunk, TurnFragment};
 
 mod consent;
 
@@ -546,7 +546,7 @@ impl TurnBook {
     }
 
     /// A rollout read, with nothing planned yet: [`TurnBook::observe_chunk_given`].
-    pub fn observe_chunk(&mut self, chunk: &RolloutChunk) {
+    pub fn observe_chunk(&mut self, chunk: &TranscriptChunk) {
         self.observe_chunk_given(chunk, |_| false);
     }
 
@@ -560,7 +560,7 @@ impl TurnBook {
     /// planned the identity stays, so a turn never gets a second set of keys.
     pub fn observe_chunk_given(
         &mut self,
-        chunk: &RolloutChunk,
+        chunk: &TranscriptChunk,
         is_planned: impl Fn(&DedupKey) -> bool,
     ) {
         let continues = !chunk.rescanned && chunk.start > 0;

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage, WorkerReason};
-use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
+use ov_engine::turn::{DedupKey, FileIdentity, Role, TranscriptChunk, TurnFragment};
 
 /// 2026-03-02T09:00:00.000Z: every scenario's clock starts here.
 pub const T0: u64 = 1_772_442_000_000;
@@ -109,7 +109,7 @@ impl B {
     }
 
     fn read(&mut self, pid: u32, start: u64, end: u64, frags: Vec<TurnFragment>) -> &mut B {
-        let chunk = RolloutChunk {
+        let chunk = TranscriptChunk {
             identity: FileIdentity {
                 dev: 64_769,
                 ino: 1_234_567,

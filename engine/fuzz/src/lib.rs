@@ -9,7 +9,8 @@ use ov_engine::codec::{
     decode_event, decode_snapshot, encode_event, encode_snapshot, CODEC_VERSION,
 };
 use ov_engine::projector::State;
-use ov_engine::rollout::{identity_of, parse_line, read_chunk};
+use ov_engine::transcript::tail::identity_of;
+use ov_engine::transcript::zcode::{parse_line, read_chunk};
 
 /// `codec_event`: `decode_event` on arbitrary bytes.
 ///

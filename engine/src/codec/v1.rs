@@ -51,7 +51,7 @@ pub(super) struct TurnFragment {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub(super) struct RolloutChunk {
+pub(super) struct TranscriptChunk {
     pub identity: FileIdentity,
     pub start: u64,
     pub end: u64,
@@ -71,7 +71,7 @@ pub(super) enum Event {
     OpenTurnsClosed,
     RolloutRead {
         path: String,
-        chunk: RolloutChunk,
+        chunk: TranscriptChunk,
     },
     RolloutMissing {
         path: String,
@@ -332,9 +332,9 @@ impl From<TurnFragment> for turn::TurnFragment {
     }
 }
 
-impl From<RolloutChunk> for turn::RolloutChunk {
-    fn from(c: RolloutChunk) -> turn::RolloutChunk {
-        turn::RolloutChunk {
+impl From<TranscriptChunk> for turn::TranscriptChunk {
+    fn from(c: TranscriptChunk) -> turn::TranscriptChunk {
+        turn::TranscriptChunk {
             identity: c.identity,
             start: c.start,
             end: c.end,

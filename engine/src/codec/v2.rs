@@ -44,7 +44,7 @@ pub(super) struct TurnFragment {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub(super) struct RolloutChunk {
+pub(super) struct TranscriptChunk {
     pub identity: FileIdentity,
     pub start: u64,
     pub end: u64,
@@ -68,7 +68,7 @@ pub(super) enum Event {
     OpenTurnsClosed,
     RolloutRead {
         path: String,
-        chunk: RolloutChunk,
+        chunk: TranscriptChunk,
     },
     RolloutMissing {
         path: String,
@@ -326,9 +326,9 @@ impl From<TurnFragment> for turn::TurnFragment {
     }
 }
 
-impl From<RolloutChunk> for turn::RolloutChunk {
-    fn from(c: RolloutChunk) -> turn::RolloutChunk {
-        turn::RolloutChunk {
+impl From<TranscriptChunk> for turn::TranscriptChunk {
+    fn from(c: TranscriptChunk) -> turn::TranscriptChunk {
+        turn::TranscriptChunk {
             identity: c.identity,
             start: c.start,
             end: c.end,

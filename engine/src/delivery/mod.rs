@@ -34,7 +34,7 @@ use crate::failpoint;
 use crate::plan::plan;
 use crate::projector::State;
 use crate::store::{now_ms, SessionStore, StoreError};
-use crate::turn::RolloutChunk;
+use crate::turn::TranscriptChunk;
 
 pub use reconcile::{classify_in_doubt, IN_DOUBT_SETTLE_MS};
 pub use transport::{
@@ -246,14 +246,14 @@ fn unreachable_event(e: &TransportError, settings: &DeliverySettings) -> Event {
 }
 
 /// How many reads one pass makes at most: a read covers at least one line and, of a long
-/// file, about [`crate::rollout::CHUNK_LINE_BYTES`], so this reaches past any real rollout
+/// file, about [`crate::transcript::zcode::CHUNK_LINE_BYTES`], so this reaches past any real rollout
 /// while a file that keeps growing cannot hold the worker.
 const MAX_READS_PER_PASS: usize = 1024;
 
 /// The problem a read with lines it could not use is: how many, where, and the turns there
 /// that ended without an answer (the answer may have been such a line). `None` when every
 /// line was read.
-fn unread_lines(chunk: &RolloutChunk) -> Option<String> {
+fn unread_lines(chunk: &TranscriptChunk) -> Option<String> {
     if chunk.bad_lines == 0 {
         return None;
     }

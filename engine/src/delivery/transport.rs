@@ -2,7 +2,7 @@
 //! session's transcript ([`TranscriptSource`]).
 
 use crate::failure::Failure;
-use crate::turn::{FileIdentity, Role, RolloutChunk};
+use crate::turn::{FileIdentity, Role, TranscriptChunk};
 
 /// A message as the transport sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +100,8 @@ pub trait Transport {
 pub trait TranscriptSource {
     /// Reads what is new since `resume` (identity and offset of the last read).
     /// `Ok(None)` when there is no transcript file.
-    fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>>;
+    fn read(&self, resume: Option<(FileIdentity, u64)>)
+        -> std::io::Result<Option<TranscriptChunk>>;
     /// [`TranscriptSource::read`] for a transcript whose lines do not all name
     /// their turn: `last_turn` is the turn of the last line of the previous read
     /// (lines at the start of this range that name none continue it).
@@ -108,7 +109,7 @@ pub trait TranscriptSource {
         &self,
         resume: Option<(FileIdentity, u64)>,
         last_turn: Option<&str>,
-    ) -> std::io::Result<Option<RolloutChunk>> {
+    ) -> std::io::Result<Option<TranscriptChunk>> {
         let _ = last_turn;
         self.read(resume)
     }

@@ -42,7 +42,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::turn::{Role, RolloutChunk, TurnFragment};
+use crate::turn::{Role, TranscriptChunk, TurnFragment};
 pub use detect::SecretKind;
 pub use rules::{RuleError, Rules};
 
@@ -177,7 +177,7 @@ impl Policy {
 
     /// Applies [`Policy::capture`] to every text of a transcript read, in place; returns the
     /// counts per turn (only turns where something was removed).
-    pub fn chunk(&self, chunk: &mut RolloutChunk) -> Vec<(String, Redactions)> {
+    pub fn chunk(&self, chunk: &mut TranscriptChunk) -> Vec<(String, Redactions)> {
         let mut out = Vec::new();
         for f in &mut chunk.fragments {
             let counts = self.fragment(f);
@@ -241,14 +241,14 @@ mod tests {
     #[test]
     fn a_transcript_text_quoting_a_stand_in_is_still_cleaned_and_a_stand_in_is_kept() {
         let stand_in = crate::text::oversized::stand_in(99_000_000);
-        let mut chunk = RolloutChunk {
+        let mut chunk = TranscriptChunk {
             fragments: vec![TurnFragment {
                 turn_id: "t1".into(),
                 prompt: Some(format!("see <private>PW1</private> {stand_in}")),
                 final_text: Some(stand_in.clone()),
                 ..TurnFragment::default()
             }],
-            ..RolloutChunk::default()
+            ..TranscriptChunk::default()
         };
         Policy::builtin().chunk(&mut chunk);
         let f = chunk.fragments.first().expect("the fragment");

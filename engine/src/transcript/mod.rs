@@ -1,13 +1,16 @@
-//! Transcript files of harnesses other than ZCode (whose rollout is [`crate::rollout`]).
+//! The transcript files agents write, one reader per agent: [`zcode`] (ZCode's rollout),
+//! [`claude_code`], [`copilot`], [`gemini`].
 //!
-//! Each reader turns a byte range of its harness's transcript into the same
-//! [`crate::turn::RolloutChunk`] the rollout reader produces, so the turn book, the
-//! journal and the planner never learn which harness wrote the file.
+//! Each reader turns a byte range of its agent's file into the same
+//! [`crate::turn::TranscriptChunk`], so the turn book, the journal and the planner never
+//! learn which agent wrote the file. The line walk they share (resume, bounded memory, a
+//! line still being written) is [`tail`].
 
 pub mod claude_code;
 pub mod copilot;
 pub mod gemini;
 pub mod tail;
+pub mod zcode;
 
 /// What a JSON error says about a transcript line, without any of the line's text: its kind,
 /// line and column. `serde_json`'s own message quotes string values ("invalid type: string

@@ -10,11 +10,11 @@
 //! | "anything new?" is answered from the metadata alone | [`changed_since`] |
 
 use std::fs::File;
+use std::fs::Metadata;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Take};
 use std::path::{Path, PathBuf};
 
-use crate::rollout::{identity_of, RolloutIoError};
-use crate::turn::{FileIdentity, RolloutChunk};
+use crate::turn::{FileIdentity, TranscriptChunk};
 
 /// Read buffer size; longer lines grow the reused line buffer.
 const READ_BUF: usize = 64 * 1024;
@@ -38,7 +38,38 @@ pub struct Tail {
     line: Vec<u8>,
     /// Identity, start, end (advanced line by line), file length and `rescanned`; the
     /// caller fills in fragments and line counts.
-    pub chunk: RolloutChunk,
+    pub chunk: TranscriptChunk,
+}
+
+/// An I/O failure while reading a transcript, with where it happened. Wrapped in the
+/// returned [`io::Error`] (same [`io::ErrorKind`]).
+#[derive(Debug, thiserror::Error)]
+#[error("could not read transcript {} at byte {offset}: {source}", path.display())]
+pub struct TranscriptIoError {
+    /// The transcript file.
+    pub path: PathBuf,
+    /// Byte offset where the failing operation started.
+    pub offset: u64,
+    /// The underlying error.
+    #[source]
+    pub source: io::Error,
+}
+
+/// The identity of an open file (device and inode; zeros where the platform has none).
+pub fn identity_of(meta: &Metadata) -> FileIdentity {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        FileIdentity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        FileIdentity::default()
+    }
 }
 
 /// Attaches the path and offset of a failed read to the error (same [`io::ErrorKind`]).
@@ -46,7 +77,7 @@ pub fn io_context(path: &Path, offset: u64) -> impl FnOnce(io::Error) -> io::Err
     move |source| {
         io::Error::new(
             source.kind(),
-            RolloutIoError {
+            TranscriptIoError {
                 path: path.to_owned(),
                 offset,
                 source,
@@ -81,13 +112,13 @@ impl Tail {
             path: path.to_owned(),
             reader: BufReader::with_capacity(READ_BUF, file.take(file_len - start)),
             line: Vec::new(),
-            chunk: RolloutChunk {
+            chunk: TranscriptChunk {
                 identity,
                 start,
                 end: start,
                 file_len,
                 rescanned,
-                ..RolloutChunk::default()
+                ..TranscriptChunk::default()
             },
         }))
     }

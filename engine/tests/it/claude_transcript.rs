@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use ov_engine::transcript::claude_code::read_chunk;
-use ov_engine::turn::{Role, RolloutChunk};
+use ov_engine::turn::{Role, TranscriptChunk};
 use ov_engine::turnbook::{AnswerPrecedence, TurnBook};
 use proptest::prelude::*;
 
@@ -18,7 +18,7 @@ fn recorded() -> PathBuf {
 const READ_TURN: &str = "4ca125b2-292e-43fe-9e1f-303a1fb3c971";
 const FAILED_TURN: &str = "90bce25b-0cd3-48b4-9667-b2f63f0610a5";
 
-fn whole() -> RolloutChunk {
+fn whole() -> TranscriptChunk {
     read_chunk(&recorded(), None, None)
         .expect("read")
         .expect("exists")

@@ -6,7 +6,7 @@ use ov_engine::delivery::DeliverySettings;
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived};
 use ov_engine::plan::plan;
 use ov_engine::projector::{MessageStatus, State};
-use ov_engine::turn::{RolloutChunk, TurnFragment};
+use ov_engine::turn::{TranscriptChunk, TurnFragment};
 use ov_engine::turnbook::Consent;
 use proptest::prelude::*;
 
@@ -52,12 +52,12 @@ fn read(start: u64, fragments: Vec<TurnFragment>) -> Event {
     let end = start + 100;
     Event::RolloutRead {
         path: "/r.jsonl".into(),
-        chunk: RolloutChunk {
+        chunk: TranscriptChunk {
             start,
             end,
             file_len: end,
             fragments,
-            ..RolloutChunk::default()
+            ..TranscriptChunk::default()
         },
     }
 }

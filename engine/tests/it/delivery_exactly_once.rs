@@ -16,7 +16,7 @@ use ov_engine::delivery::{
 use ov_engine::event::{Event, HookKind, HookReceived, WorkerReason};
 use ov_engine::projector::{MessageStatus, State};
 use ov_engine::store::SessionStore;
-use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk};
+use ov_engine::turn::{DedupKey, FileIdentity, Role, TranscriptChunk};
 use ov_journal::{Durability, FileLock};
 use rstest::rstest;
 
@@ -394,8 +394,11 @@ fn happy_path_sends_each_message_once_and_commits_once(
 struct RolloutFile(PathBuf);
 
 impl TranscriptSource for RolloutFile {
-    fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>> {
-        ov_engine::rollout::read_chunk(&self.0, resume).map_err(std::io::Error::other)
+    fn read(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+    ) -> std::io::Result<Option<TranscriptChunk>> {
+        ov_engine::transcript::zcode::read_chunk(&self.0, resume).map_err(std::io::Error::other)
     }
     fn path(&self) -> String {
         self.0.display().to_string()

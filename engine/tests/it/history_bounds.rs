@@ -8,7 +8,7 @@ use ov_engine::event::{Envelope, Event};
 use ov_engine::projector::{State, KEPT_TURN_LIVENESS};
 use ov_engine::retention;
 use ov_engine::store::SessionStore;
-use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
+use ov_engine::turn::{DedupKey, FileIdentity, Role, TranscriptChunk, TurnFragment};
 use ov_journal::Durability;
 
 #[path = "../../benches/synthetic.rs"]
@@ -82,7 +82,7 @@ fn a_rescan_plans_no_delivered_turn_whose_record_was_let_go() {
         pid: 1,
         event: Event::RolloutRead {
             path: "/r/model-io-sess_bench.jsonl".into(),
-            chunk: RolloutChunk {
+            chunk: TranscriptChunk {
                 identity: FileIdentity { dev: 9, ino: 99 },
                 start: 0,
                 end: 4_000_000,

@@ -22,10 +22,10 @@ mod projector_support;
 mod quarantine;
 mod refusals;
 mod released_journals;
-mod rollout;
 mod store_laws;
 mod transcript_copilot;
 mod transcript_gemini;
+mod transcript_zcode;
 mod turnbook;
 
 /// Every file in `tests/it` is a declared module, and nothing is left in `tests/` itself.

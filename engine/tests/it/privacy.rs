@@ -16,7 +16,7 @@ use ov_engine::delivery::{
 use ov_engine::event::Event;
 use ov_engine::privacy::{Policy, Redactions, Rules};
 use ov_engine::store::SessionStore;
-use ov_engine::turn::{FileIdentity, Role, RolloutChunk};
+use ov_engine::turn::{FileIdentity, Role, TranscriptChunk};
 use proptest::prelude::*;
 
 /// Records every message content handed to it (what a request body would hold).
@@ -67,18 +67,21 @@ struct Transcript {
 }
 
 impl TranscriptSource for Transcript {
-    fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>> {
+    fn read(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+    ) -> std::io::Result<Option<TranscriptChunk>> {
         self.read_after(resume, None)
     }
     fn read_after(
         &self,
         resume: Option<(FileIdentity, u64)>,
         last_turn: Option<&str>,
-    ) -> std::io::Result<Option<RolloutChunk>> {
+    ) -> std::io::Result<Option<TranscriptChunk>> {
         if self.claude {
             ov_engine::transcript::claude_code::read_chunk(&self.path, resume, last_turn)
         } else {
-            ov_engine::rollout::read_chunk(&self.path, resume)
+            ov_engine::transcript::zcode::read_chunk(&self.path, resume)
         }
     }
     fn path(&self) -> String {

@@ -13,7 +13,7 @@ use ov_engine::codec;
 use ov_engine::delivery::DeliverySettings;
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage};
 use ov_engine::projector::{MessageStatus, State};
-use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
+use ov_engine::turn::{DedupKey, FileIdentity, Role, TranscriptChunk, TurnFragment};
 use projector_support::{cases, events, fold_via_snapshot, open_sends, session};
 use proptest::prelude::*;
 use rstest::rstest;
@@ -323,7 +323,7 @@ fn no_bounded_window_after_3000_turns() -> TestResult {
         at + 100,
         Event::RolloutRead {
             path: "/r/model-io-sess_big.jsonl".into(),
-            chunk: RolloutChunk {
+            chunk: TranscriptChunk {
                 identity: FileIdentity { dev: 9, ino: 99 },
                 start: 0,
                 end: 1_000_000,
@@ -514,7 +514,7 @@ fn a_message_with_nothing_to_send_is_dropped_by_planner_and_projector() {
         1,
         Event::RolloutRead {
             path: "/r/model-io-s.jsonl".into(),
-            chunk: RolloutChunk {
+            chunk: TranscriptChunk {
                 identity: FileIdentity { dev: 1, ino: 1 },
                 start: 0,
                 end: 10,
@@ -586,12 +586,12 @@ fn a_turn_keeps_the_identity_it_was_planned_under() {
     frag.interrupted = false;
     let read = Event::RolloutRead {
         path: "/r.jsonl".into(),
-        chunk: RolloutChunk {
+        chunk: TranscriptChunk {
             start: 0,
             end: 10,
             file_len: 10,
             fragments: vec![frag],
-            ..RolloutChunk::default()
+            ..TranscriptChunk::default()
         },
     };
     let before_plan = [

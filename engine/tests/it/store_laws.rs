@@ -10,7 +10,7 @@ use ov_engine::codec;
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage};
 use ov_engine::projector::State;
 use ov_engine::store::SessionStore;
-use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
+use ov_engine::turn::{DedupKey, FileIdentity, Role, TranscriptChunk, TurnFragment};
 use ov_journal::Durability;
 use projector_support::{cases, events, session};
 use proptest::prelude::*;
@@ -199,7 +199,7 @@ fn wild_event() -> impl Strategy<Value = Event> {
             )| {
                 Event::RolloutRead {
                     path,
-                    chunk: RolloutChunk {
+                    chunk: TranscriptChunk {
                         identity: FileIdentity { dev, ino },
                         start,
                         end,

@@ -180,7 +180,7 @@ fn a_rescan_names_the_same_turns() -> R {
     fs::copy(&path, &copy)?;
     let again = read_chunk(&copy, Some((whole.identity, whole.end)))?.ok_or("no file")?;
     assert!(again.rescanned);
-    let ids = |c: &ov_engine::turn::RolloutChunk| -> Vec<String> {
+    let ids = |c: &ov_engine::turn::TranscriptChunk| -> Vec<String> {
         c.fragments.iter().map(|f| f.turn_id.clone()).collect()
     };
     assert_eq!(ids(&again), ids(&whole));

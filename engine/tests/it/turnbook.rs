@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use ov_engine::turn::{Candidate, DedupKey, Role, RolloutChunk, TurnFragment};
+use ov_engine::turn::{Candidate, DedupKey, Role, TranscriptChunk, TurnFragment};
 use ov_engine::turnbook::{AnswerPrecedence, TurnBook, KEPT_UNSEEN_TURNS};
 use proptest::prelude::*;
 
@@ -25,17 +25,17 @@ fn frag(
     }
 }
 
-fn chunk(start: u64, end: u64, mut fragments: Vec<TurnFragment>) -> RolloutChunk {
+fn chunk(start: u64, end: u64, mut fragments: Vec<TurnFragment>) -> TranscriptChunk {
     let n = fragments.len();
     for (i, f) in fragments.iter_mut().enumerate() {
         f.superseded = i + 1 < n;
     }
-    RolloutChunk {
+    TranscriptChunk {
         start,
         end,
         file_len: end,
         fragments,
-        ..RolloutChunk::default()
+        ..TranscriptChunk::default()
     }
 }
 

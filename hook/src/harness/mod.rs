@@ -9,7 +9,7 @@
 //!
 //! | harness | wire (payloads) | output | transcript | install target | doctor |
 //! |---|---|---|---|---|---|
-//! | `zcode` | `zcode/wire.rs` | `zcode/output.rs` | `zcode/rollout_source.rs` over `ov_engine::rollout` | `zcode/install_target.rs`, `zcode/config_file.rs`, `zcode/installed.rs` | `doctor.rs`, `doctor/placement.rs` |
+//! | `zcode` | `zcode/wire.rs` | `zcode/output.rs` | `zcode/rollout_source.rs` over `ov_engine::transcript::zcode` | `zcode/install_target.rs`, `zcode/config_file.rs`, `zcode/installed.rs` | `doctor.rs`, `doctor/placement.rs` |
 //! | `claude-code` | `claude_code/wire.rs` | `claude_code/output.rs` | `claude_code/transcript_source.rs` over `ov_engine::transcript::claude_code` | `claude_code/install_target.rs`, `claude_code/plugin.rs` | `doctor/claude_code.rs` |
 //! | `qwen` | `qwen/wire.rs` | Claude Code's | none (payloads carry the turn) | `qwen/install_target.rs` | `doctor/agents.rs` |
 //! | `codex` | `codex/wire.rs` | Claude Code's | none (payloads carry the turn) | `codex/install_target.rs`, `codex/trust.rs` (Codex's hook trust) | `doctor/agents.rs` |

@@ -4,13 +4,13 @@
 //!
 //! The rollout has one line per model call (`type:"model_io"`). Which lines are the main
 //! conversation, their turn id, the prompt and whether a call ended its turn are the
-//! engine's own rules (`ov_engine::rollout::parse_line`): simulate never reads the format a
+//! engine's own rules (`ov_engine::transcript::zcode::parse_line`): simulate never reads the format a
 //! second way. A *turn* is a maximal run of lines whose main lines share one turn id; other
 //! lines (titles, subagents, compaction, non-`model_io`) belong to the run they sit in and
 //! are replayed at their position. Lines before the first main line form the prelude.
 //!
 //! A turn is *complete* when its last complete main line ended the turn
-//! ([`ov_engine::rollout::LineFacts::is_terminal`]); only complete turns are expected on
+//! ([`ov_engine::transcript::zcode::LineFacts::is_terminal`]); only complete turns are expected on
 //! the server. A partial last line (no trailing newline) never completes a turn.
 
 use std::path::Path;
@@ -54,7 +54,7 @@ pub struct Turn {
     /// `traceId` of its first line that has one.
     pub trace_id: Option<String>,
     /// The prompt given to UserPromptSubmit: the user's words of the first line that has
-    /// any (`ov_engine::rollout::parse_line`). `None` when no line carries any (a turn begun
+    /// any (`ov_engine::transcript::zcode::parse_line`). `None` when no line carries any (a turn begun
     /// by a task notification, a tail window without the prompt, only a partial line).
     pub prompt: Option<String>,
     /// The user message a capture must send: the prompt, then what the user typed into
@@ -215,7 +215,7 @@ impl Session {
             // The engine's own reading of the line: which lines are the main conversation,
             // the turn id, the prompt (the user's words), the terminal-call rule.
             let facts = if *complete {
-                ov_engine::rollout::parse_line(body.as_bytes())
+                ov_engine::transcript::zcode::parse_line(body.as_bytes())
                     .ok()
                     .flatten()
             } else {

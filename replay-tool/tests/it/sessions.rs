@@ -91,14 +91,14 @@ impl ov_engine::delivery::TranscriptSource for Transcript {
     fn read(
         &self,
         resume: Option<(ov_engine::turn::FileIdentity, u64)>,
-    ) -> std::io::Result<Option<ov_engine::turn::RolloutChunk>> {
+    ) -> std::io::Result<Option<ov_engine::turn::TranscriptChunk>> {
         self.read_after(resume, None)
     }
     fn read_after(
         &self,
         resume: Option<(ov_engine::turn::FileIdentity, u64)>,
         last_turn: Option<&str>,
-    ) -> std::io::Result<Option<ov_engine::turn::RolloutChunk>> {
+    ) -> std::io::Result<Option<ov_engine::turn::TranscriptChunk>> {
         ov_engine::transcript::claude_code::read_chunk(&self.0, resume, last_turn)
     }
     fn path(&self) -> String {

@@ -321,7 +321,7 @@ fn why_shows_the_commits_trace_id() {
 #[test]
 fn why_a_turn_no_hook_saw_is_not_sent() {
     use ov_engine::event::{Event, HookKind, HookReceived};
-    use ov_engine::turn::{RolloutChunk, TurnFragment};
+    use ov_engine::turn::{TranscriptChunk, TurnFragment};
     let hook = |kind, turn: &str| {
         Event::HookReceived(HookReceived {
             kind: Some(kind),
@@ -353,12 +353,12 @@ fn why_a_turn_no_hook_saw_is_not_sent() {
         },
         Event::RolloutRead {
             path: "/r.jsonl".into(),
-            chunk: RolloutChunk {
+            chunk: TranscriptChunk {
                 start: 0,
                 end: 100,
                 file_len: 100,
                 fragments: vec![frag("t1", true), frag("t2", true), frag("t3", false)],
-                ..RolloutChunk::default()
+                ..TranscriptChunk::default()
             },
         },
         Event::OpenTurnsClosed,
@@ -381,7 +381,7 @@ fn why_a_turn_no_hook_saw_is_not_sent() {
 #[test]
 fn sessions_count_withheld_turns() {
     use ov_engine::event::{Event, HookKind, HookReceived};
-    use ov_engine::turn::{RolloutChunk, TurnFragment};
+    use ov_engine::turn::{TranscriptChunk, TurnFragment};
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("journals").join("sess_w");
     let store = ov_engine::store::SessionStore::open(&dir).expect("open");
@@ -405,12 +405,12 @@ fn sessions_count_withheld_turns() {
         }),
         Event::RolloutRead {
             path: "/r.jsonl".into(),
-            chunk: RolloutChunk {
+            chunk: TranscriptChunk {
                 start: 0,
                 end: 100,
                 file_len: 100,
                 fragments: vec![frag("t1"), frag("t2"), frag("t3")],
-                ..RolloutChunk::default()
+                ..TranscriptChunk::default()
             },
         },
     ] {

@@ -1,11 +1,11 @@
-//! Incremental, bounded-memory reading of a transcript into a [`RolloutChunk`].
+//! Incremental, bounded-memory reading of a transcript into a [`TranscriptChunk`].
 
 use std::collections::HashSet;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::transcript::tail::Tail;
-use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
+use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
 
 use super::line::{parse_entry, AssistantLine, Entry};
 
@@ -192,7 +192,7 @@ pub fn read_chunk(
     path: &Path,
     resume: Option<(FileIdentity, u64)>,
     last_turn: Option<&str>,
-) -> io::Result<Option<RolloutChunk>> {
+) -> io::Result<Option<TranscriptChunk>> {
     let Some(mut tail) = Tail::open(path, resume)? else {
         return Ok(None);
     };

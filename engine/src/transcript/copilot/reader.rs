@@ -1,10 +1,10 @@
-//! Incremental, bounded-memory reading of Copilot's `events.jsonl` into a [`RolloutChunk`].
+//! Incremental, bounded-memory reading of Copilot's `events.jsonl` into a [`TranscriptChunk`].
 
 use std::io;
 use std::path::Path;
 
 use crate::transcript::tail::Tail;
-use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
+use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
 
 use super::line::{parse_entry, AssistantLine, Entry};
 
@@ -80,7 +80,7 @@ impl Acc {
 pub fn read_chunk(
     path: &Path,
     resume: Option<(FileIdentity, u64)>,
-) -> io::Result<Option<RolloutChunk>> {
+) -> io::Result<Option<TranscriptChunk>> {
     let Some(mut tail) = Tail::open(path, resume)? else {
         return Ok(None);
     };

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use ov_engine::delivery::DeliverySettings;
 use ov_engine::event::{Envelope, Event, HookKind, HookReceived, PlannedMessage, WorkerReason};
 use ov_engine::projector::{MessageStatus, State};
-use ov_engine::turn::{DedupKey, FileIdentity, Role, RolloutChunk, TurnFragment};
+use ov_engine::turn::{DedupKey, FileIdentity, Role, TranscriptChunk, TurnFragment};
 use proptest::prelude::*;
 
 /// Turn ids of generated sessions.
@@ -335,7 +335,7 @@ pub fn events(ops: &[(Op, u64)]) -> Vec<Envelope> {
                 it.file_end[f] = end;
                 it.push(Event::RolloutRead {
                     path: format!("/r/model-io-{f}.jsonl"),
-                    chunk: RolloutChunk {
+                    chunk: TranscriptChunk {
                         identity: FileIdentity {
                             dev: 1,
                             ino: 10 + f as u64,

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use ov_engine::delivery::TranscriptSource;
 use ov_engine::transcript::claude_code::project_dir_name;
-use ov_engine::turn::{FileIdentity, RolloutChunk};
+use ov_engine::turn::{FileIdentity, TranscriptChunk};
 
 /// Claude Code's configuration directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
 pub fn config_dir(home: &Path) -> PathBuf {
@@ -47,7 +47,10 @@ impl ClaudeTranscript {
 }
 
 impl TranscriptSource for ClaudeTranscript {
-    fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>> {
+    fn read(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+    ) -> std::io::Result<Option<TranscriptChunk>> {
         self.read_after(resume, None)
     }
 
@@ -55,7 +58,7 @@ impl TranscriptSource for ClaudeTranscript {
         &self,
         resume: Option<(FileIdentity, u64)>,
         last_turn: Option<&str>,
-    ) -> std::io::Result<Option<RolloutChunk>> {
+    ) -> std::io::Result<Option<TranscriptChunk>> {
         ov_engine::transcript::claude_code::read_chunk(&self.path, resume, last_turn)
     }
 
@@ -72,7 +75,7 @@ impl TranscriptSource for ClaudeTranscript {
         Some(match resume {
             None => meta.len() > 0,
             Some((id, offset)) => {
-                ov_engine::rollout::identity_of(&meta) != id || meta.len() != offset
+                ov_engine::transcript::tail::identity_of(&meta) != id || meta.len() != offset
             }
         })
     }

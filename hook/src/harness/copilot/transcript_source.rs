@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use ov_engine::delivery::TranscriptSource;
-use ov_engine::turn::{FileIdentity, RolloutChunk};
+use ov_engine::turn::{FileIdentity, TranscriptChunk};
 
 /// Copilot's state folder: `$COPILOT_HOME`, else `~/.copilot`.
 pub fn state_dir(home: &Path) -> PathBuf {
@@ -34,7 +34,10 @@ impl CopilotEvents {
 }
 
 impl TranscriptSource for CopilotEvents {
-    fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>> {
+    fn read(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+    ) -> std::io::Result<Option<TranscriptChunk>> {
         ov_engine::transcript::copilot::read_chunk(&self.path, resume)
     }
 

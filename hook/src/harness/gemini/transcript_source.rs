@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use ov_engine::delivery::TranscriptSource;
-use ov_engine::turn::{FileIdentity, RolloutChunk};
+use ov_engine::turn::{FileIdentity, TranscriptChunk};
 
 /// Gemini's folder: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`.
 pub fn gemini_dir(home: &Path) -> PathBuf {
@@ -106,7 +106,10 @@ impl GeminiSession {
 }
 
 impl TranscriptSource for GeminiSession {
-    fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>> {
+    fn read(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+    ) -> std::io::Result<Option<TranscriptChunk>> {
         match self.path_now() {
             Some(p) => ov_engine::transcript::gemini::read_chunk(&p, resume),
             None => Ok(None),

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use ov_engine::delivery::TranscriptSource;
-use ov_engine::turn::{FileIdentity, RolloutChunk};
+use ov_engine::turn::{FileIdentity, TranscriptChunk};
 
 /// `~/.zcode/cli/rollout/model-io-<sessionId>.jsonl`.
 pub struct ZcodeRollout {
@@ -18,8 +18,11 @@ impl ZcodeRollout {
 }
 
 impl TranscriptSource for ZcodeRollout {
-    fn read(&self, resume: Option<(FileIdentity, u64)>) -> std::io::Result<Option<RolloutChunk>> {
-        ov_engine::rollout::read_chunk(&self.path, resume)
+    fn read(
+        &self,
+        resume: Option<(FileIdentity, u64)>,
+    ) -> std::io::Result<Option<TranscriptChunk>> {
+        ov_engine::transcript::zcode::read_chunk(&self.path, resume)
     }
 
     fn path(&self) -> String {
@@ -35,7 +38,7 @@ impl TranscriptSource for ZcodeRollout {
         Some(match resume {
             None => meta.len() > 0,
             Some((id, offset)) => {
-                ov_engine::rollout::identity_of(&meta) != id || meta.len() != offset
+                ov_engine::transcript::tail::identity_of(&meta) != id || meta.len() != offset
             }
         })
     }

@@ -1,47 +1,15 @@
-//! Incremental, bounded-memory reading of a rollout file into a [`RolloutChunk`].
+//! Incremental, bounded-memory reading of a rollout file into a [`TranscriptChunk`].
 
 use std::collections::HashMap;
-use std::fs::Metadata;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::transcript::tail::Tail;
-use crate::turn::{FileIdentity, RolloutChunk, TurnFragment};
+use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
 
 use super::line::{parse_line, LineFacts};
 
 pub use crate::transcript::tail::CHUNK_LINE_BYTES;
-
-/// An I/O failure while reading a rollout, with where it happened. Wrapped in the
-/// returned [`io::Error`] (same [`io::ErrorKind`]).
-#[derive(Debug, thiserror::Error)]
-#[error("could not read rollout {} at byte {offset}: {source}", path.display())]
-pub struct RolloutIoError {
-    /// The rollout file.
-    pub path: PathBuf,
-    /// Byte offset where the failing operation started.
-    pub offset: u64,
-    /// The underlying error.
-    #[source]
-    pub source: io::Error,
-}
-
-/// The identity of an open file (device and inode; zeros where the platform has none).
-pub fn identity_of(meta: &Metadata) -> FileIdentity {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        FileIdentity {
-            dev: meta.dev(),
-            ino: meta.ino(),
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        FileIdentity::default()
-    }
-}
 
 /// One model call of a turn, after retries of the same `requestId` collapsed.
 struct Call {
@@ -139,7 +107,7 @@ impl Acc {
 pub fn read_chunk(
     path: &Path,
     resume: Option<(FileIdentity, u64)>,
-) -> io::Result<Option<RolloutChunk>> {
+) -> io::Result<Option<TranscriptChunk>> {
     let Some(mut tail) = Tail::open(path, resume)? else {
         return Ok(None);
     };

@@ -13,7 +13,7 @@
 //! # Design
 //!
 //! ```text
-//!  file ──► read_chunk(path, resume) ──► RolloutChunk { identity, start, end, fragments… }
+//!  file ──► read_chunk(path, resume) ──► TranscriptChunk { identity, start, end, fragments… }
 //!            │ streams complete lines        one TurnFragment per turn, in file order
 //!            ▼
 //!           parse_line(&[u8]) ──► LineFacts (turn, request, attempt, prompt, finish, text)
@@ -34,4 +34,4 @@ mod line;
 mod reader;
 
 pub use line::{parse_line, LineError, LineFacts};
-pub use reader::{identity_of, read_chunk, RolloutIoError, CHUNK_LINE_BYTES};
+pub use reader::{read_chunk, CHUNK_LINE_BYTES};

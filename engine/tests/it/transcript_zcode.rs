@@ -1,4 +1,4 @@
-//! The rollout reader and the capture plan on files: committed sessions, resume,
+//! The ZCode rollout reader and the capture plan on files: committed sessions, resume,
 //! rescans, partial lines, chunk-split and rotation properties.
 
 use std::collections::HashSet;
@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ov_engine::plan::{first_capture, plan_at_last_stop, to_json};
-use ov_engine::rollout::read_chunk;
+use ov_engine::transcript::zcode::read_chunk;
 use ov_engine::turn::{DedupKey, FileIdentity, Role};
 use ov_engine::turnbook::TurnBook;
 use proptest::prelude::*;
@@ -500,7 +500,7 @@ fn an_answer_over_the_message_limit_is_read_as_its_stand_in() -> R {
 /// end gives the rest, and the pieces plan like the whole file.
 #[test]
 fn a_long_range_is_read_in_pieces_that_plan_like_the_whole() -> R {
-    use ov_engine::rollout::CHUNK_LINE_BYTES;
+    use ov_engine::transcript::zcode::CHUNK_LINE_BYTES;
     let dir = tempfile::tempdir()?;
     let p = dir.path().join("r.jsonl");
     let answer = "z".repeat(1 << 20);
