@@ -32,7 +32,7 @@ fn harness() -> Arg {
         "NAME",
         "The agent to install into (default: zcode)",
     )
-    .value_parser(crate::install::target::names())
+    .value_parser(crate::harness::names())
 }
 
 fn scope() -> Arg {

@@ -9,7 +9,7 @@
 //! ([`privacy`]: built-in redaction, the user's filter rules and their errors), the server
 //! (reachable and authorised, or the embedded default), then the journals ([`journals`]).
 
-mod agents;
+pub mod agents;
 pub mod claude_code;
 pub mod journals;
 mod placement;
@@ -70,6 +70,19 @@ impl fmt::Display for Check {
     }
 }
 
+/// What a harness's doctor checks may look at.
+#[derive(Debug, Clone, Copy)]
+pub struct DoctorContext<'a> {
+    /// The home folder checked.
+    pub home: &'a Path,
+    /// The folder the doctor runs in (where a project's configuration applies).
+    pub cwd: &'a Path,
+    /// ovhook's state root.
+    pub state: &'a Path,
+    /// The harnesses that run ovhook for this user ([`crate::harness::Harness::installed`]).
+    pub installed: &'a [&'static str],
+}
+
 /// `ovhook doctor`.
 pub fn run(args: &[String]) -> anyhow::Result<i32> {
     let mut home: Option<PathBuf> = None;
@@ -103,23 +116,21 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
 /// Every check, in report order.
 pub fn collect(ctx: &LoadContext) -> Vec<Check> {
     let state = state_root(ctx);
-    let placement = placement::Placement::gather(&ctx.home, &ctx.cwd, &state);
-    let user_path = zcode_config_path(&ctx.home);
-    // A Claude Code install without a ZCode one: ZCode's file is not required.
-    let claude = claude_code::installed(&ctx.home);
-    let zcode_elsewhere = placement.other_source() || claude;
-    let mut out = zcode_checks(&ctx.home, &user_path, zcode_elsewhere);
-    out.extend(claude_code::checks(&ctx.home, false));
-    let user = placement::UserLevel {
-        has_hooks: ConfigFile::read(&user_path)
-            .is_ok_and(|f| !crate::harness::zcode::config_file::our_commands(&f.root).is_empty()),
+    let installed: Vec<&'static str> = crate::harness::ALL
+        .iter()
+        .filter(|h| h.installed(&ctx.home))
+        .map(|h| h.name())
+        .collect();
+    let harness_ctx = DoctorContext {
+        home: &ctx.home,
+        cwd: &ctx.cwd,
+        state: &state,
+        installed: &installed,
     };
-    let exe = expected_binary(&ctx.home);
-    // Where ZCode runs our hooks matters once ZCode has them somewhere.
-    if !(claude && !user.has_hooks && !placement.other_source()) {
-        out.extend(placement.report(&ctx.home, &user, exe.as_deref()));
+    let mut out = Vec::new();
+    for h in crate::harness::ALL {
+        out.extend(h.doctor_checks(&harness_ctx));
     }
-    out.extend(agents::report(&ctx.home));
     let loaded = config::load(ctx);
     out.extend(config_checks(&loaded));
     out.extend(consent_checks(&state, &loaded.config));
@@ -154,7 +165,7 @@ fn consent_checks(state: &Path, cfg: &config::Config) -> Vec<Check> {
             format!("off: paused ({})", scope.describe()),
         ));
     }
-    for t in crate::install::target::targets() {
+    for t in crate::harness::ALL.map(|h| h.install_target()) {
         if crate::held::is_held(state, t.name()) {
             out.push(Check::new(
                 Level::Warn,
@@ -220,6 +231,26 @@ fn server_checks(cfg: &config::Config) -> Vec<Check> {
 /// The state root as the hooks see it, from the doctor's environment snapshot.
 fn state_root(ctx: &LoadContext) -> PathBuf {
     ov_engine::paths::state_root_from(&|k| ctx.var(k).map(str::to_string), &ctx.home)
+}
+
+/// ZCode's checks: its user `config.json` (not required when the workspace, a plugin or
+/// another agent runs ovhook) and, once ZCode has our hooks somewhere or nothing else runs
+/// ovhook, where ZCode runs them from in the current folder.
+pub fn zcode_report(ctx: &DoctorContext<'_>) -> Vec<Check> {
+    let placement = placement::Placement::gather(ctx.home, ctx.cwd, ctx.state);
+    let user_path = zcode_config_path(ctx.home);
+    let other_agent = ctx.installed.iter().any(|h| *h != "zcode");
+    let zcode_elsewhere = placement.other_source() || other_agent;
+    let mut out = zcode_checks(ctx.home, &user_path, zcode_elsewhere);
+    let user = placement::UserLevel {
+        has_hooks: ConfigFile::read(&user_path)
+            .is_ok_and(|f| !crate::harness::zcode::config_file::our_commands(&f.root).is_empty()),
+    };
+    let exe = expected_binary(ctx.home);
+    if !(other_agent && !user.has_hooks && !placement.other_source()) {
+        out.extend(placement.report(ctx.home, &user, exe.as_deref()));
+    }
+    out
 }
 
 /// The user config's checks. `other_source`: the workspace or a plugin runs our hooks, so a
@@ -454,4 +485,32 @@ fn config_checks(loaded: &config::Loaded) -> Vec<Check> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ZCode's missing user config fails while nothing runs ovhook, and is fine once another
+    /// agent does.
+    #[test]
+    fn a_missing_zcode_config_fails_only_when_no_other_agent_runs_ovhook() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (home, state) = (tmp.path().join("home"), tmp.path().join("state"));
+        let config = |installed: &[&'static str]| {
+            let ctx = DoctorContext {
+                home: &home,
+                cwd: tmp.path(),
+                state: &state,
+                installed,
+            };
+            zcode_report(&ctx)
+                .into_iter()
+                .find(|c| c.what == "zcode config")
+                .expect("a zcode config line")
+        };
+        assert_eq!(config(&[]).level, Level::Fail);
+        assert_eq!(config(&["qwen"]).level, Level::Ok);
+        assert_eq!(config(&["zcode"]).level, Level::Fail);
+    }
 }

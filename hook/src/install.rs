@@ -122,10 +122,10 @@ fn parse(args: &[String], install: bool) -> Result<Args, String> {
         }
     }
     if let Some(h) = &out.harness {
-        if target::by_name(h).is_none() {
+        if crate::harness::named(h).is_none() {
             return Err(format!(
                 "unsupported harness '{h}' (supported: {})",
-                target::names().join(", ")
+                crate::harness::names().join(", ")
             ));
         }
     }
@@ -282,8 +282,9 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     let target = args
         .harness
         .as_deref()
-        .and_then(target::by_name)
-        .unwrap_or(target::targets()[0]);
+        .and_then(crate::harness::named)
+        .unwrap_or(crate::harness::DEFAULT)
+        .install_target();
     let scope = scope_of(&args)?;
     if matches!(scope, Scope::Project { .. }) && !target.supports_project() {
         return Ok(usage_error(&format!(
@@ -328,7 +329,7 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     // Every other place holding our entries for another binary (the user places and recorded
     // projects of every harness, those this install writes excepted): moved to this one.
     let mut moved = Vec::new();
-    for t in target::targets() {
+    for t in crate::harness::ALL.map(|h| h.install_target()) {
         let mut others = recorded_places(t, &home, &manifest, &scope);
         if t.name() != target.name() || scope != Scope::User {
             others.extend(t.places(&home, &Scope::User));

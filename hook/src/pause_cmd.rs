@@ -143,9 +143,8 @@ pub fn run_status(args: &[String]) -> anyhow::Result<i32> {
             paused.join(", ")
         }
     );
-    let held: Vec<&str> = crate::install::target::targets()
-        .iter()
-        .map(|t| t.name())
+    let held: Vec<&str> = crate::harness::names()
+        .into_iter()
         .filter(|h| crate::held::is_held(&root, h))
         .collect();
     if !held.is_empty() {

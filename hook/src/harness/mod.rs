@@ -1,9 +1,14 @@
 //! Harness-specific wire formats behind one interface.
 //!
-//! Each harness (ZCode, Claude Code, Qwen Code, Codex CLI, Copilot CLI, Gemini CLI, OpenCode, Kilo Code) keeps its payload fields,
-//! output rules, transcript reader and installer target in its own module and
-//! implements [`Harness`]; the journal, projector, planner, client and outbox
-//! never learn which harness fed them (events carry the harness's name as data).
+//! Each harness (ZCode, Claude Code, Qwen Code, Codex CLI, Copilot CLI, Gemini CLI, OpenCode,
+//! Kilo Code) keeps its payload fields, output rules, transcript reader, install target and
+//! doctor checks in its own folder and implements [`Harness`]; the journal, projector,
+//! planner, client and outbox never learn which harness fed them (events carry the harness's
+//! name as data).
+//!
+//! [`ALL`] is the only list of harnesses: install, uninstall, doctor, `--harness` and the
+//! hooks find every harness through it. Adding one is its folder and one line of [`ALL`]; a
+//! test fails while a folder under `harness/` has no harness of its name in [`ALL`].
 //!
 //! # Where each harness lives
 //!
@@ -14,7 +19,7 @@
 //! | `qwen` | `qwen/wire.rs` | Claude Code's | none (payloads carry the turn) | `qwen/install_target.rs` | `doctor/agents.rs` |
 //! | `codex` | `codex/wire.rs` | Claude Code's | none (payloads carry the turn) | `codex/install_target.rs`, `codex/trust.rs` (Codex's hook trust) | `doctor/agents.rs` |
 //! | `copilot` | `copilot/wire.rs` | `copilot/output.rs` | `copilot/transcript_source.rs` over `ov_engine::transcript::copilot` | `copilot/install_target.rs` | `doctor/agents.rs` |
-//! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript_source.rs` over `ov_engine::transcript::gemini` | `gemini/install_target.rs` (entries in `install/hook_groups.rs`'s Gemini style) | `doctor/agents.rs` |
+//! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript_source.rs` over `ov_engine::transcript::gemini` | `gemini/install_target.rs` (its entry shape over `install/hook_groups.rs`) | `doctor/agents.rs` |
 //! | `opencode`, `kilo` | `opencode/wire.rs` (what the shim `opencode/plugin.js` sends) | `opencode/output.rs` (what the shim acts on) | none (payloads carry the turn) | `opencode/install_target.rs` (the `plugin` list; the shim beside the binary) | `doctor/agents.rs` |
 //!
 //! Shared by several: [`input`] (the flat JSON payload parser and its field tables),
@@ -36,6 +41,9 @@ use std::path::Path;
 
 use ov_engine::delivery::TranscriptSource;
 use ov_engine::turnbook::AnswerPrecedence;
+
+use crate::doctor::{agents, Check, DoctorContext};
+use crate::install::target::InstallTarget;
 
 pub use input::HookInput;
 
@@ -77,6 +85,20 @@ pub trait Harness: Sync {
     fn payload_prompt_captured(&self) -> bool {
         true
     }
+    /// Where ovhook is installed into this harness: its configuration files and how our
+    /// entries live in them. Its [`InstallTarget::name`] is [`Harness::name`].
+    fn install_target(&self) -> &'static dyn InstallTarget;
+    /// Whether this harness runs ovhook for the user at `home` (entries of ours in a user
+    /// file of its install target; a harness with its own plugin says so too).
+    fn installed(&self, home: &Path) -> bool {
+        agents::holds_ours(self.install_target(), home)
+    }
+    /// The doctor's lines about this harness. The default checks every user file of its
+    /// install target that exists (valid, holds our entries, the binary they run is there, the
+    /// agent's hook trust); nothing when none exists.
+    fn doctor_checks(&self, ctx: &DoctorContext<'_>) -> Vec<Check> {
+        agents::report(self.install_target(), ctx.home)
+    }
 }
 
 /// A harness's own limit on hook output, in the unit the harness counts.
@@ -109,6 +131,11 @@ pub const ALL: [&dyn Harness; 8] = [
 /// `opencode`, `kilo`), if it is one.
 pub fn named(name: &str) -> Option<&'static dyn Harness> {
     ALL.into_iter().find(|h| h.name() == name)
+}
+
+/// The name of every harness, in [`ALL`]'s order (the first is the default).
+pub fn names() -> Vec<&'static str> {
+    ALL.iter().map(|h| h.name()).collect()
 }
 
 /// The harness a journaled session came from (by its journaled name); ZCode for
@@ -153,6 +180,102 @@ impl HookEvent {
             HookEvent::PreToolUse => "PreToolUse",
             HookEvent::Stop => "Stop",
             HookEvent::SessionEnd => "SessionEnd",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::{Map, Value};
+
+    use super::*;
+    use crate::install::target::Scope;
+
+    /// Every folder under `harness/` is one harness's (or one family's): [`ALL`] holds a
+    /// harness of the folder's name, so a new harness left out of the list fails here.
+    #[test]
+    fn every_harness_folder_is_in_all() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/harness");
+        let mut folders = 0;
+        for entry in std::fs::read_dir(&dir).expect("read harness/") {
+            let entry = entry.expect("entry");
+            if !entry.file_type().expect("type").is_dir() {
+                continue;
+            }
+            folders += 1;
+            let folder = entry.file_name().to_string_lossy().replace('_', "-");
+            assert!(
+                named(&folder).is_some(),
+                "src/harness/{}/ is a harness folder, but harness::ALL has no harness named \
+                 {folder:?}: add it to ALL",
+                entry.file_name().to_string_lossy()
+            );
+        }
+        assert!(folders >= 7, "{folders} harness folders under {dir:?}");
+    }
+
+    #[test]
+    fn names_are_unique_and_each_harness_installs_under_its_own() {
+        let names = names();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "{names:?}");
+        for h in ALL {
+            assert_eq!(h.install_target().name(), h.name());
+        }
+        assert_eq!(names.first(), Some(&DEFAULT.name()));
+    }
+
+    #[test]
+    fn targets_have_distinct_places() {
+        let home = Path::new("/h");
+        for t in ALL.map(|h| h.install_target()) {
+            for scope in [
+                Scope::User,
+                Scope::Project {
+                    root: PathBuf::from("/r"),
+                },
+            ] {
+                if matches!(scope, Scope::Project { .. }) && !t.supports_project() {
+                    continue;
+                }
+                let places = t.places(home, &scope);
+                assert!(!places.is_empty(), "{} {scope:?}", t.name());
+                for p in &places {
+                    assert!(p.path.is_absolute());
+                    if let Scope::Project { root } = &scope {
+                        assert!(p.path.starts_with(root), "{p:?}");
+                        assert!(!p.holds.mcp, "a project file never names an MCP endpoint");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_format_merges_idempotently_and_removes_only_ours() {
+        let exe = Path::new("/opt/bin/ovhook");
+        for t in ALL.map(|h| h.install_target()) {
+            for p in t.places(Path::new("/h"), &Scope::User) {
+                let mut root = Map::new();
+                root.insert("foreign".into(), Value::from(1));
+                p.format.merge(&mut root, exe, p.holds);
+                let once = root.clone();
+                p.format.merge(&mut root, exe, p.holds);
+                assert_eq!(root, once, "{p:?}");
+                assert!(p
+                    .format
+                    .binaries(&root)
+                    .iter()
+                    .all(|b| b == "/opt/bin/ovhook"));
+                assert!(!p.format.binaries(&root).is_empty(), "{p:?}");
+                assert!(p.format.remove(&mut root) > 0);
+                assert!(p.format.binaries(&root).is_empty());
+                assert_eq!(root.get("foreign"), Some(&Value::from(1)), "{p:?}");
+            }
         }
     }
 }

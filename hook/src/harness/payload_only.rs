@@ -9,6 +9,7 @@ use ov_engine::delivery::TranscriptSource;
 
 use super::claude_code::output;
 use super::{Harness, HarnessCap, HookEvent, HookInput};
+use crate::install::target::InstallTarget;
 
 /// One such agent.
 pub struct PayloadOnly {
@@ -18,11 +19,17 @@ pub struct PayloadOnly {
     pub remote_prefix: &'static str,
     /// Its payload parser (its `wire::parse`).
     pub parse: fn(&[u8], bool) -> HookInput,
+    /// Where it is installed (its `install_target`).
+    pub install: &'static dyn InstallTarget,
 }
 
 impl Harness for PayloadOnly {
     fn name(&self) -> &'static str {
         self.name
+    }
+
+    fn install_target(&self) -> &'static dyn InstallTarget {
+        self.install
     }
 
     fn remote_session_id(&self, native: &str) -> String {

@@ -15,15 +15,14 @@
 //! `command` is run by a shell: ours is `'<exe>' --harness <name> <subcommand>`, the path
 //! single-quoted (a `'` in it written `'\''`).
 //!
-//! Gemini CLI (`~/.gemini/settings.json`) has the same shape with its own entry fields
-//! ([`EntryStyle::Gemini`]): `timeout` in milliseconds, no `statusMessage` (our status line
-//! goes to `description`, and `name` names the entry); `hooks` may also hold the older
-//! spelling of its settings `enabled`, `disabled` and `notifications` (now in `hooksConfig`),
-//! which are no events.
+//! An agent with the same shape and its own entry fields (Gemini CLI: `timeout` in
+//! milliseconds, `description` for the status line) supplies its spelling as an
+//! [`EntryShape`]: the entry, the key of the status line, the keys of `hooks` that are
+//! settings, and the settings that turn hooks off.
 //!
 //! # Design: which entries are ours
 //!
-//! An entry is ours when its status line (`statusMessage`, Gemini: `description`) starts
+//! An entry is ours when its status line (the shape's `status_key`) starts
 //! with `openviking-memory:` or its
 //! command runs a binary named `ovhook` with `--harness <this harness>`; entries of
 //! OpenViking's Node plugins are recognised as for ZCode and replaced. Ours are removed
@@ -102,52 +101,39 @@ pub const fn claude_shape_hooks(
     ]
 }
 
-/// How an agent spells one hook entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryStyle {
-    /// Claude Code's (and Qwen Code's, Codex's): `timeout` in seconds, `statusMessage`.
-    Claude,
-    /// Gemini CLI's: `timeout` in milliseconds, `name` and `description` (its schema has no
-    /// `statusMessage`); `hooks.enabled`, `hooks.disabled` and `hooks.notifications` (the older
-    /// spelling of `hooksConfig`'s) are settings, not events; `hooksConfig.enabled: false`
-    /// and a name of ours in `hooksConfig.disabled` turn ours off (warned).
-    Gemini,
+/// How an agent spells one hook entry and which keys of its `hooks` object are settings:
+/// data the harness supplies ([`CLAUDE_ENTRY`] for Claude Code's own spelling).
+#[derive(Debug)]
+pub struct EntryShape {
+    /// The key holding our status line (`statusMessage`).
+    pub status_key: &'static str,
+    /// Keys of `hooks` that are settings, not events (kept as they are).
+    pub settings_keys: &'static [&'static str],
+    /// Our entry running the shell line `command` for `spec`.
+    pub entry: fn(command: String, spec: &HookSpec) -> Value,
+    /// Why the agent runs none of the file's hooks, when a setting of its own says so.
+    pub all_off: fn(root: &Map<String, Value>) -> Option<String>,
+    /// What in the file turns off some of `ours` (our entries in it), if anything does.
+    pub ours_off: fn(root: &Map<String, Value>, ours: &[&Value]) -> Option<String>,
 }
 
-impl EntryStyle {
-    /// The key holding our status line.
-    fn status_key(self) -> &'static str {
-        match self {
-            EntryStyle::Claude => "statusMessage",
-            EntryStyle::Gemini => "description",
-        }
-    }
+/// Claude Code's spelling (Qwen Code's and Codex's too): `timeout` in seconds,
+/// `statusMessage`; every key of `hooks` is an event.
+pub static CLAUDE_ENTRY: EntryShape = EntryShape {
+    status_key: "statusMessage",
+    settings_keys: &[],
+    entry: claude_entry,
+    all_off: |_| None,
+    ours_off: |_, _| None,
+};
 
-    /// Keys of `hooks` that are no event.
-    fn settings_keys(self) -> &'static [&'static str] {
-        match self {
-            EntryStyle::Claude => &[],
-            EntryStyle::Gemini => &["enabled", "disabled", "notifications"],
-        }
-    }
-
-    fn entry(self, command: String, spec: &HookSpec) -> Value {
-        match self {
-            EntryStyle::Claude => json!({
-                "type": "command",
-                "command": command,
-                "timeout": spec.timeout_s,
-                "statusMessage": spec.status,
-            }),
-            EntryStyle::Gemini => json!({
-                "type": "command",
-                "name": format!("openviking-memory-{}", spec.sub),
-                "command": command,
-                "timeout": spec.timeout_s.saturating_mul(1000),
-                "description": spec.status,
-            }),
-        }
-    }
+fn claude_entry(command: String, spec: &HookSpec) -> Value {
+    json!({
+        "type": "command",
+        "command": command,
+        "timeout": spec.timeout_s,
+        "statusMessage": spec.status,
+    })
 }
 
 /// A settings file holding hooks in Claude Code's shape (and, optionally, MCP servers).
@@ -165,7 +151,7 @@ pub struct HookGroupsFile {
     /// (`disableAllHooks` in Claude Code).
     pub disable_all_key: Option<&'static str>,
     /// How the agent spells an entry.
-    pub style: EntryStyle,
+    pub shape: &'static EntryShape,
 }
 
 /// `s` quoted for a POSIX shell.
@@ -207,7 +193,7 @@ impl HookGroupsFile {
     /// An entry written by ovhook for this harness.
     pub fn is_ours(&self, entry: &Value) -> bool {
         if entry
-            .get(self.style.status_key())
+            .get(self.shape.status_key)
             .and_then(Value::as_str)
             .is_some_and(|s| s.starts_with(STATUS_PREFIX))
         {
@@ -224,7 +210,7 @@ impl HookGroupsFile {
     }
 
     fn entries<'a>(&self, root: &'a Map<String, Value>) -> impl Iterator<Item = &'a Value> + 'a {
-        let settings = self.style.settings_keys();
+        let settings = self.shape.settings_keys;
         root.get("hooks")
             .and_then(Value::as_object)
             .into_iter()
@@ -265,7 +251,7 @@ impl HookGroupsFile {
         let Some(Value::Object(events)) = root.get_mut("hooks") else {
             return 0;
         };
-        let settings = self.style.settings_keys();
+        let settings = self.shape.settings_keys;
         let mut removed = 0;
         for (event, groups) in events.iter_mut() {
             if settings.contains(&event.as_str()) {
@@ -293,7 +279,7 @@ impl HookGroupsFile {
             }
             group.insert(
                 "hooks".into(),
-                json!([self.style.entry(self.command(exe, spec.sub), spec)]),
+                json!([(self.shape.entry)(self.command(exe, spec.sub), spec)]),
             );
             let groups = events
                 .entry(spec.event)
@@ -320,7 +306,7 @@ impl PlaceFormat for HookGroupsFile {
                 bail!("\"hooks\" is not an object");
             };
             for (name, groups) in events {
-                if self.style.settings_keys().contains(&name.as_str()) {
+                if self.shape.settings_keys.contains(&name.as_str()) {
                     continue;
                 }
                 let Value::Array(groups) = groups else {
@@ -380,11 +366,7 @@ impl PlaceFormat for HookGroupsFile {
             }
             _ => None,
         };
-        let config = root
-            .get("hooksConfig")
-            .filter(|_| self.style == EntryStyle::Gemini);
-        let gemini_off = config.and_then(|c| c.get("enabled")) == Some(&Value::Bool(false));
-        let off = off.or_else(|| gemini_off.then(|| "\"hooksConfig.enabled\" is false".to_owned()));
+        let off = off.or_else(|| (self.shape.all_off)(root));
         let mut out: Vec<String> = off
             .map(|why| {
                 format!(
@@ -395,28 +377,9 @@ impl PlaceFormat for HookGroupsFile {
             })
             .into_iter()
             .collect();
-        // Gemini skips every hook whose name (else command) `hooksConfig.disabled` lists.
-        let disabled: Vec<&str> = config
-            .and_then(|c| c.get("disabled"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        let ours_off: Vec<String> = self
-            .entries(root)
-            .filter(|e| self.is_ours(e))
-            .filter_map(|e| {
-                let name = e.get("name").or_else(|| e.get("command"))?.as_str()?;
-                disabled.contains(&name).then(|| name.to_owned())
-            })
-            .collect();
-        if !ours_off.is_empty() {
-            out.push(format!(
-                "{}: \"hooksConfig.disabled\" turns off ovhook's {}",
-                path.display(),
-                ours_off.join(", ")
-            ));
+        let ours: Vec<&Value> = self.entries(root).filter(|e| self.is_ours(e)).collect();
+        if let Some(why) = (self.shape.ours_off)(root, &ours) {
+            out.push(format!("{}: {why}", path.display()));
         }
         out
     }
@@ -452,7 +415,7 @@ mod tests {
         hooks: &SPECS,
         mcp: None,
         disable_all_key: Some("disableAllHooks"),
-        style: EntryStyle::Claude,
+        shape: &CLAUDE_ENTRY,
     };
 
     #[test]

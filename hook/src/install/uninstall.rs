@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::manifest::{self, Manifest};
-use super::target::{self, InstallTarget, Place, Scope};
+use super::target::{InstallTarget, Place, Scope};
 use super::{
     atomic, bin_home, home_dir, load, original, ovcli_path, parse, recorded_places, scope_of,
     state_root, usage_error, Loaded,
@@ -20,8 +20,11 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
     };
     let home = home_dir(args.home.clone())?;
     let targets: Vec<&dyn InstallTarget> = match args.harness.as_deref() {
-        Some(h) => target::by_name(h).into_iter().collect(),
-        None => target::targets().to_vec(),
+        Some(h) => crate::harness::named(h)
+            .map(|h| h.install_target())
+            .into_iter()
+            .collect(),
+        None => crate::harness::ALL.map(|h| h.install_target()).to_vec(),
     };
     let state = state_root(&home);
     let manifest_path = manifest::path(&state);
@@ -198,7 +201,7 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
 /// holding entries of ours, or an ovhook plugin of Claude Code or ZCode), for the message;
 /// `None` when nothing does.
 fn still_installed(home: &Path, manifest: &Manifest) -> Option<String> {
-    for t in target::targets() {
+    for t in crate::harness::ALL.map(|h| h.install_target()) {
         let places = t
             .places(home, &Scope::User)
             .into_iter()

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use crate::install::hook_groups::first_word;
-use crate::install::hook_groups::{claude_shape_hooks, EntryStyle, HookGroupsFile, HookSpec};
+use crate::install::hook_groups::{claude_shape_hooks, HookGroupsFile, HookSpec, CLAUDE_ENTRY};
 use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, PluginNote, Scope};
 
@@ -30,7 +30,7 @@ pub static CLAUDE_SETTINGS: HookGroupsFile = HookGroupsFile {
     hooks: &OUR_HOOKS,
     mcp: None,
     disable_all_key: Some("disableAllHooks"),
-    style: EntryStyle::Claude,
+    shape: &CLAUDE_ENTRY,
 };
 
 /// `~/.claude.json`.

@@ -11,6 +11,8 @@ use ov_engine::delivery::TranscriptSource;
 use ov_engine::turnbook::AnswerPrecedence;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput};
+use crate::doctor::{Check, DoctorContext};
+use crate::install::target::InstallTarget;
 
 /// Anthropic's Claude Code CLI.
 pub struct ClaudeCode;
@@ -18,6 +20,19 @@ pub struct ClaudeCode;
 impl Harness for ClaudeCode {
     fn name(&self) -> &'static str {
         "claude-code"
+    }
+
+    fn install_target(&self) -> &'static dyn InstallTarget {
+        &install_target::CLAUDE_CODE
+    }
+
+    /// Hooks in its user settings, or the ovhook plugin.
+    fn installed(&self, home: &Path) -> bool {
+        crate::doctor::claude_code::installed(home)
+    }
+
+    fn doctor_checks(&self, ctx: &DoctorContext<'_>) -> Vec<Check> {
+        crate::doctor::claude_code::checks(ctx.home, false)
     }
 
     fn remote_session_id(&self, native: &str) -> String {

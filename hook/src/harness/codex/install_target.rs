@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::install::hook_groups::{
-    claude_shape_hooks, shell_quote, EntryStyle, HookGroupsFile, HookSpec,
+    claude_shape_hooks, shell_quote, HookGroupsFile, HookSpec, CLAUDE_ENTRY,
 };
 use crate::install::target::{InstallTarget, Parts, Place, Scope};
 use crate::install::trust::HookTrust;
@@ -30,7 +30,7 @@ pub static CODEX_HOOKS: HookGroupsFile = HookGroupsFile {
     hooks: &HOOKS,
     mcp: None,
     disable_all_key: None,
-    style: EntryStyle::Claude,
+    shape: &CLAUDE_ENTRY,
 };
 
 /// Codex's home: `$CODEX_HOME`, else `~/.codex`.

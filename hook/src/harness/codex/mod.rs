@@ -13,4 +13,5 @@ pub const CODEX: PayloadOnly = PayloadOnly {
     name: "codex",
     remote_prefix: "cx-",
     parse: wire::parse,
+    install: &install_target::CODEX,
 };

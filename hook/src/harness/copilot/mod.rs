@@ -22,6 +22,7 @@ use ov_engine::transcript::copilot::latest_prompt_id;
 use ov_engine::turnbook::AnswerPrecedence;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput};
+use crate::install::target::InstallTarget;
 
 /// GitHub's Copilot CLI.
 pub struct Copilot;
@@ -29,6 +30,10 @@ pub struct Copilot;
 impl Harness for Copilot {
     fn name(&self) -> &'static str {
         "copilot"
+    }
+
+    fn install_target(&self) -> &'static dyn InstallTarget {
+        &install_target::COPILOT
     }
 
     fn remote_session_id(&self, native: &str) -> String {

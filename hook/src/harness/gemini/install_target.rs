@@ -22,7 +22,9 @@
 use std::path::{Path, PathBuf};
 
 use super::transcript_source::gemini_dir;
-use crate::install::hook_groups::{EntryStyle, HookGroupsFile, HookSpec};
+use serde_json::{json, Map, Value};
+
+use crate::install::hook_groups::{EntryShape, HookGroupsFile, HookSpec};
 use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, Scope};
 
@@ -79,8 +81,58 @@ pub static GEMINI_SETTINGS: HookGroupsFile = HookGroupsFile {
     hooks: &HOOKS,
     mcp: Some(&GEMINI_MCP),
     disable_all_key: None,
-    style: EntryStyle::Gemini,
+    shape: &GEMINI_ENTRY,
 };
+
+/// Gemini's spelling of an entry: `timeout` in milliseconds, `name` and `description` (its
+/// schema has no `statusMessage`); `hooks.enabled`, `hooks.disabled` and `hooks.notifications`
+/// (the older spelling of `hooksConfig`'s) are settings, not events; `hooksConfig.enabled:
+/// false` turns every hook off, and a name of ours in `hooksConfig.disabled` turns that one off.
+pub static GEMINI_ENTRY: EntryShape = EntryShape {
+    status_key: "description",
+    settings_keys: &["enabled", "disabled", "notifications"],
+    entry: gemini_entry,
+    all_off: hooks_config_off,
+    ours_off: hooks_config_disabled,
+};
+
+fn gemini_entry(command: String, spec: &HookSpec) -> Value {
+    json!({
+        "type": "command",
+        "name": format!("openviking-memory-{}", spec.sub),
+        "command": command,
+        "timeout": spec.timeout_s.saturating_mul(1000),
+        "description": spec.status,
+    })
+}
+
+fn hooks_config_off(root: &Map<String, Value>) -> Option<String> {
+    let enabled = root.get("hooksConfig").and_then(|c| c.get("enabled"));
+    (enabled == Some(&Value::Bool(false))).then(|| "\"hooksConfig.enabled\" is false".to_owned())
+}
+
+/// Gemini skips every hook whose name (else command) `hooksConfig.disabled` lists.
+fn hooks_config_disabled(root: &Map<String, Value>, ours: &[&Value]) -> Option<String> {
+    let disabled: Vec<&str> = root
+        .get("hooksConfig")
+        .and_then(|c| c.get("disabled"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let off: Vec<&str> = ours
+        .iter()
+        .filter_map(|e| e.get("name").or_else(|| e.get("command"))?.as_str())
+        .filter(|name| disabled.contains(name))
+        .collect();
+    (!off.is_empty()).then(|| {
+        format!(
+            "\"hooksConfig.disabled\" turns off ovhook's {}",
+            off.join(", ")
+        )
+    })
+}
 
 /// The user's `settings.json`.
 pub fn user_settings_path(home: &Path) -> PathBuf {
@@ -154,7 +206,6 @@ impl InstallTarget for GeminiTarget {
 mod tests {
     use super::*;
     use crate::install::target::PlaceFormat;
-    use serde_json::{json, Map, Value};
 
     #[test]
     fn gemini_entries_keep_gemini_settings_and_foreign_hooks() {

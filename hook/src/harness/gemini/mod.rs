@@ -25,6 +25,7 @@ use ov_engine::transcript::gemini::latest_prompt_id;
 use ov_engine::turnbook::AnswerPrecedence;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput};
+use crate::install::target::InstallTarget;
 
 /// Google's Gemini CLI.
 pub struct Gemini;
@@ -32,6 +33,10 @@ pub struct Gemini;
 impl Harness for Gemini {
     fn name(&self) -> &'static str {
         "gemini"
+    }
+
+    fn install_target(&self) -> &'static dyn InstallTarget {
+        &install_target::GEMINI
     }
 
     fn remote_session_id(&self, native: &str) -> String {

@@ -24,7 +24,6 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use serde_json::{json, Map, Value};
 
-use super::OpenCodeFamily;
 use crate::install::atomic;
 use crate::install::json_doc::object_at;
 use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, PluginNote, Scope};
@@ -211,7 +210,8 @@ pub static KILO_CONFIG: PluginListFile = PluginListFile {
 
 /// One agent of the family, as an install target.
 pub struct FamilyTarget {
-    harness: &'static OpenCodeFamily,
+    /// The harness's name.
+    name: &'static str,
     title: &'static str,
     /// Folder under `~/.config`.
     config_dir: &'static str,
@@ -222,7 +222,7 @@ pub struct FamilyTarget {
 
 /// The OpenCode target.
 pub static OPENCODE: FamilyTarget = FamilyTarget {
-    harness: &super::OPENCODE,
+    name: "opencode",
     title: "OpenCode",
     config_dir: "opencode",
     file: "opencode.json",
@@ -231,7 +231,7 @@ pub static OPENCODE: FamilyTarget = FamilyTarget {
 
 /// The Kilo Code target.
 pub static KILO: FamilyTarget = FamilyTarget {
-    harness: &super::KILO,
+    name: "kilo",
     title: "Kilo Code",
     config_dir: "kilo",
     file: "kilo.json",
@@ -247,7 +247,7 @@ impl FamilyTarget {
 
 impl InstallTarget for FamilyTarget {
     fn name(&self) -> &'static str {
-        self.harness.name
+        self.name
     }
 
     fn title(&self) -> &'static str {
@@ -295,8 +295,8 @@ impl InstallTarget for FamilyTarget {
         let Some(dir) = exe.parent().filter(|_| config_hooks) else {
             return Ok(Vec::new());
         };
-        let path = dir.join(shim_name(self.harness.name));
-        let text = self.harness.shim();
+        let path = dir.join(shim_name(self.name));
+        let text = super::shim_for(self.name);
         // Read as a bounded regular file only: a FIFO under the shim's name must not hang
         // the install (atomic::write then refuses it).
         let current = ov_engine::regular_file::read(&path, text.len() as u64 + 1);

@@ -26,9 +26,15 @@ use std::path::Path;
 use ov_engine::delivery::TranscriptSource;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput};
+use crate::install::target::InstallTarget;
 
 /// The plugin shim, with `__OVHOOK_HARNESS__` standing for the harness's name.
 pub const SHIM: &str = include_str!("plugin.js");
+
+/// The shim's text for the agent `name`.
+pub fn shim_for(name: &str) -> String {
+    SHIM.replace("__OVHOOK_HARNESS__", name)
+}
 
 /// One agent of the OpenCode family.
 pub struct OpenCodeFamily {
@@ -36,30 +42,31 @@ pub struct OpenCodeFamily {
     pub name: &'static str,
     /// Prefix of its OpenViking sessions.
     pub remote_prefix: &'static str,
+    /// Where it is installed.
+    pub install: &'static install_target::FamilyTarget,
 }
 
 /// OpenCode (`opencode-ai`).
 pub const OPENCODE: OpenCodeFamily = OpenCodeFamily {
     name: "opencode",
     remote_prefix: "oc-",
+    install: &install_target::OPENCODE,
 };
 
 /// Kilo Code CLI (`@kilocode/cli`).
 pub const KILO: OpenCodeFamily = OpenCodeFamily {
     name: "kilo",
     remote_prefix: "kc-",
+    install: &install_target::KILO,
 };
-
-impl OpenCodeFamily {
-    /// The shim's text for this agent.
-    pub fn shim(&self) -> String {
-        SHIM.replace("__OVHOOK_HARNESS__", self.name)
-    }
-}
 
 impl Harness for OpenCodeFamily {
     fn name(&self) -> &'static str {
         self.name
+    }
+
+    fn install_target(&self) -> &'static dyn InstallTarget {
+        self.install
     }
 
     fn remote_session_id(&self, native: &str) -> String {
@@ -115,7 +122,7 @@ mod tests {
     #[test]
     fn the_shim_names_its_agent_and_nothing_is_left_to_fill() {
         for (h, name) in [(&OPENCODE, "opencode"), (&KILO, "kilo")] {
-            let shim = h.shim();
+            let shim = shim_for(h.name);
             assert!(
                 shim.contains(&format!("const HARNESS = \"{name}\";")),
                 "{name}"

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::hook_groups::{claude_shape_hooks, EntryStyle, HookGroupsFile, HookSpec};
+use crate::install::hook_groups::{claude_shape_hooks, HookGroupsFile, HookSpec, CLAUDE_ENTRY};
 use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, Scope};
 
@@ -32,7 +32,7 @@ pub static QWEN_SETTINGS: HookGroupsFile = HookGroupsFile {
     hooks: &HOOKS,
     mcp: Some(&QWEN_MCP),
     disable_all_key: None,
-    style: EntryStyle::Claude,
+    shape: &CLAUDE_ENTRY,
 };
 
 /// `<home>/.qwen/settings.json`.

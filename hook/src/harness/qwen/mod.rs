@@ -12,4 +12,5 @@ pub const QWEN: PayloadOnly = PayloadOnly {
     name: "qwen",
     remote_prefix: "qw-",
     parse: wire::parse,
+    install: &install_target::QWEN,
 };

@@ -11,6 +11,8 @@ use std::path::Path;
 use ov_engine::delivery::TranscriptSource;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput};
+use crate::doctor::{Check, DoctorContext};
+use crate::install::target::InstallTarget;
 
 /// ZCode (Z.ai's CLI agent).
 pub struct ZCode;
@@ -18,6 +20,16 @@ pub struct ZCode;
 impl Harness for ZCode {
     fn name(&self) -> &'static str {
         "zcode"
+    }
+
+    fn install_target(&self) -> &'static dyn InstallTarget {
+        &install_target::ZCODE
+    }
+
+    /// The user `config.json` (required unless the workspace, a plugin or another agent runs
+    /// ovhook) and where ZCode runs our hooks from in the current folder.
+    fn doctor_checks(&self, ctx: &DoctorContext<'_>) -> Vec<Check> {
+        crate::doctor::zcode_report(ctx)
     }
 
     fn remote_session_id(&self, native: &str) -> String {
