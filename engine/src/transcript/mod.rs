@@ -4,12 +4,14 @@
 //! Each reader turns a byte range of its agent's file into the same
 //! [`crate::turn::TranscriptChunk`], so the turn book, the journal and the planner never
 //! learn which agent wrote the file. The line walk they share (resume, bounded memory, a
-//! line still being written) is [`tail`].
+//! line still being written) is [`tail`]; the turns they fill, and the chunk they return, are
+//! [`turns`].
 
 pub mod claude_code;
 pub mod copilot;
 pub mod gemini;
 pub mod tail;
+pub mod turns;
 pub mod zcode;
 
 /// What a JSON error says about a transcript line, without any of the line's text: its kind,

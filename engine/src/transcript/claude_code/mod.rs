@@ -22,7 +22,7 @@
 //! | a user entry that is not the user's words under a new `promptId` starts a turn that is not captured: the assistant lines after it are dropped | [`read_chunk`] |
 //! | answer = the last message (by `message.id`) whose `stop_reason` is not `tool_use`, that has no `tool_use` block and is not an API error (`isApiErrorMessage`), all its text blocks in `apiBlockIndex` order, joined by a blank line | [`read_chunk`] |
 //! | a turn whose latest message is an API error is `interrupted` (its model call failed) | [`read_chunk`] |
-//! | every turn but the last one of the range is `superseded` | [`read_chunk`] |
+//! | every turn but the running one (the one the range's latest turn line named) is `superseded` | [`crate::transcript::turns`] |
 //! | resume only on the same (dev, inode) and a size ≥ the offset, else rescan from 0 | [`read_chunk`] |
 //!
 //! A range may end between a user entry that is not the user's words and the assistant

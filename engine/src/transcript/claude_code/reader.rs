@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use crate::transcript::tail::Tail;
+use crate::transcript::turns::{TurnState, TurnText, Turns};
 use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
 
 use super::line::{parse_entry, AssistantLine, Entry};
@@ -56,35 +56,14 @@ impl Message {
     }
 }
 
-/// A turn's lines within one range. Finished messages collapse into the
-/// answer fields at once: memory per turn is one message's text.
+/// A turn's lines within one range. Finished messages collapse into the answer fields at
+/// once: memory per turn is one message's text.
 struct Acc {
-    turn_id: String,
-    prompt: Option<String>,
-    prompt_ms: Option<u64>,
-    answer_ms: Option<u64>,
+    text: TurnText,
     current: Option<Message>,
-    final_text: Option<String>,
-    last_text: Option<String>,
-    last_failed: bool,
-    calls: u32,
 }
 
 impl Acc {
-    fn new(turn_id: String) -> Acc {
-        Acc {
-            turn_id,
-            prompt: None,
-            prompt_ms: None,
-            answer_ms: None,
-            current: None,
-            final_text: None,
-            last_text: None,
-            last_failed: false,
-            calls: 0,
-        }
-    }
-
     fn add(&mut self, line: AssistantLine) {
         if self
             .current
@@ -94,7 +73,7 @@ impl Acc {
             self.close_message();
         }
         let msg = self.current.get_or_insert_with(|| {
-            self.calls = self.calls.saturating_add(1);
+            self.text.call();
             Message::new(line.message_id.clone())
         });
         msg.add(line);
@@ -104,37 +83,29 @@ impl Acc {
         let Some(msg) = self.current.take() else {
             return;
         };
-        self.last_failed = msg.api_error;
+        self.text.interrupted = msg.api_error;
         if msg.api_error {
             return;
         }
         let terminal = !msg.tool_use;
         let at_ms = msg.at_ms;
         if let Some(text) = msg.text() {
-            self.answer_ms = at_ms.or(self.answer_ms);
-            if terminal {
-                self.final_text = Some(text.clone());
-            }
-            self.last_text = Some(text);
+            self.text.answer(&text, at_ms, terminal);
+        }
+    }
+}
+
+impl TurnState for Acc {
+    fn new(turn_id: String) -> Acc {
+        Acc {
+            text: TurnText::new(turn_id),
+            current: None,
         }
     }
 
     fn into_fragment(mut self, superseded: bool) -> TurnFragment {
         self.close_message();
-        TurnFragment {
-            finished: self.final_text.is_some(),
-            turn_id: self.turn_id,
-            // Texts over the message limit travel as their stand-ins.
-            prompt: self.prompt.map(crate::text::oversized::bounded),
-            final_text: self.final_text.map(crate::text::oversized::bounded),
-            last_text: self.last_text.map(crate::text::oversized::bounded),
-            interrupted: self.last_failed,
-            calls: self.calls,
-            superseded,
-            prompt_ms: self.prompt_ms,
-            answer_ms: self.answer_ms,
-            ..TurnFragment::default()
-        }
+        self.text.into_fragment(superseded)
     }
 }
 
@@ -193,15 +164,14 @@ pub fn read_chunk(
     resume: Option<(FileIdentity, u64)>,
     last_turn: Option<&str>,
 ) -> io::Result<Option<TranscriptChunk>> {
-    let Some(mut tail) = Tail::open(path, resume)? else {
+    let Some(mut turns) = Turns::<Acc>::open(path, resume)? else {
         return Ok(None);
     };
-    let start = tail.chunk.start;
-    let mut accs: Vec<Acc> = Vec::new();
-    // The turn assistant lines belong to: an index into `accs`, a turn not yet
-    // seen in this range, or none (a turn that is not the user's words).
+    let start = turns.start();
+    // The turn assistant lines belong to: the running turn, a turn not yet seen in this
+    // range, or none (a turn that is not the user's words).
     enum Current {
-        Acc(usize),
+        Running,
         Carried(String),
         Dropped,
     }
@@ -210,29 +180,7 @@ pub fn read_chunk(
         _ => Current::Dropped,
     };
     let mut not_user: HashSet<String> = HashSet::new();
-    let mut skipped = 0u32;
-    let mut bad = 0u32;
-    let find = |accs: &[Acc], id: &str| accs.iter().rposition(|a| a.turn_id == id);
-    while let Some((at, body)) = tail.next_line()? {
-        if body.is_empty() {
-            skipped += 1;
-            continue;
-        }
-        let entry = match parse_entry(body) {
-            Ok(e) => e,
-            Err(e) => {
-                log::debug!("transcript {}: bad line at byte {at}: {e}", path.display());
-                bad += 1;
-                continue;
-            }
-        };
-        let turn_of = |accs: &mut Vec<Acc>, id: String| match find(accs, &id) {
-            Some(i) => i,
-            None => {
-                accs.push(Acc::new(id));
-                accs.len() - 1
-            }
-        };
+    while let Some(entry) = turns.next_entry(parse_entry)? {
         match entry {
             Entry::Prompt {
                 prompt_id,
@@ -240,26 +188,23 @@ pub fn read_chunk(
                 at_ms,
             } => {
                 not_user.remove(&prompt_id);
-                let i = turn_of(&mut accs, prompt_id);
-                if let Some(acc) = accs.get_mut(i) {
-                    if acc.prompt.is_none() {
-                        acc.prompt = Some(text);
-                        acc.prompt_ms = at_ms;
-                    }
-                }
-                current = Current::Acc(i);
+                turns.turn(prompt_id).text.prompt_once(text, at_ms);
+                current = Current::Running;
             }
             Entry::TurnContinues { prompt_id } => {
                 current = if not_user.contains(&prompt_id) {
                     Current::Dropped
                 } else {
-                    Current::Acc(turn_of(&mut accs, prompt_id))
+                    turns.turn(prompt_id);
+                    Current::Running
                 };
             }
             Entry::NotUserWords { prompt_id } => {
-                skipped += 1;
+                turns.skip();
                 let same = match (&current, &prompt_id) {
-                    (Current::Acc(i), Some(p)) => accs.get(*i).is_some_and(|a| a.turn_id == *p),
+                    (Current::Running, Some(p)) => {
+                        turns.running().is_some_and(|a| a.text.turn_id == *p)
+                    }
                     (Current::Carried(t), Some(p)) => t == p,
                     _ => true,
                 };
@@ -270,42 +215,26 @@ pub fn read_chunk(
                     current = Current::Dropped;
                 }
             }
-            Entry::Assistant(a) => {
-                let i = match &current {
-                    Current::Acc(i) => *i,
-                    Current::Carried(t) => {
-                        let i = turn_of(&mut accs, t.clone());
-                        current = Current::Acc(i);
-                        // The previous read may have ended inside this message:
-                        // its earlier blocks are just before `start`.
-                        if let Some(acc) = accs.get_mut(i) {
-                            for earlier in preceding_blocks(path, start, &a.message_id) {
-                                acc.add(earlier);
-                            }
-                        }
-                        i
+            Entry::Assistant(a) => match &current {
+                Current::Running => {
+                    if let Some(turn) = turns.running() {
+                        turn.add(a);
                     }
-                    Current::Dropped => {
-                        skipped += 1;
-                        continue;
-                    }
-                };
-                if let Some(acc) = accs.get_mut(i) {
-                    acc.add(a);
                 }
-            }
-            Entry::Skip => skipped += 1,
+                Current::Carried(t) => {
+                    let turn = turns.turn(t.clone());
+                    current = Current::Running;
+                    // The previous read may have ended inside this message: its earlier
+                    // blocks are just before `start`.
+                    for earlier in preceding_blocks(path, start, &a.message_id) {
+                        turn.add(earlier);
+                    }
+                    turn.add(a);
+                }
+                Current::Dropped => turns.skip(),
+            },
+            Entry::Skip => turns.skip(),
         }
     }
-    // Every turn but the last one to receive a line was followed by another turn's line.
-    let mut chunk = tail.chunk;
-    chunk.skipped_lines = chunk.skipped_lines.saturating_add(skipped);
-    chunk.bad_lines = chunk.bad_lines.saturating_add(bad);
-    let last = accs.len().checked_sub(1);
-    chunk.fragments = accs
-        .into_iter()
-        .enumerate()
-        .map(|(i, acc)| acc.into_fragment(Some(i) != last))
-        .collect();
-    Ok(Some(chunk))
+    Ok(Some(turns.finish()))
 }

@@ -24,7 +24,7 @@
 //! | an `assistant.message` belongs to the turn its `originatingMessageId` names (none: the range's latest prompt); a subagent's (`parentToolCallId`) is skipped | [`parse_entry`], [`read_chunk`] |
 //! | answer = the text of the turn's last `assistant.message` without `toolRequests` (blank ones ignored) | [`read_chunk`] |
 //! | a turn whose latest event is a `session.error` naming it is `interrupted` (its model call failed) | [`read_chunk`] |
-//! | every turn but the last one of the range is `superseded` | [`read_chunk`] |
+//! | every turn but the running one (the one the range's latest turn line named) is `superseded` | [`crate::transcript::turns`] |
 //! | incremental by byte offset, resumed only on the same file identity | [`crate::transcript::tail`] |
 //! | the turn an `agentStop` closes = the file's last `user.message` (read from the tail) | [`latest_prompt_id`] |
 

@@ -3,68 +3,17 @@
 use std::io;
 use std::path::Path;
 
-use crate::transcript::tail::Tail;
-use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
+use crate::transcript::turns::{TurnText, Turns};
+use crate::turn::{FileIdentity, TranscriptChunk};
 
 use super::line::{parse_entry, AssistantLine, Entry};
 
-/// A turn's events within one range. Each assistant message collapses into the answer
-/// fields at once: memory per turn is its prompt and two texts.
-struct Acc {
-    turn_id: String,
-    prompt: Option<String>,
-    prompt_ms: Option<u64>,
-    answer_ms: Option<u64>,
-    final_text: Option<String>,
-    last_text: Option<String>,
-    failed: bool,
-    calls: u32,
-}
-
-impl Acc {
-    fn new(turn_id: String) -> Acc {
-        Acc {
-            turn_id,
-            prompt: None,
-            prompt_ms: None,
-            answer_ms: None,
-            final_text: None,
-            last_text: None,
-            failed: false,
-            calls: 0,
-        }
-    }
-
-    fn add(&mut self, line: AssistantLine) {
-        self.calls = self.calls.saturating_add(1);
-        self.failed = false;
-        let text = line.text.trim();
-        if text.is_empty() {
-            return;
-        }
-        self.answer_ms = line.at_ms.or(self.answer_ms);
-        if !line.tool_requests {
-            self.final_text = Some(text.to_owned());
-        }
-        self.last_text = Some(text.to_owned());
-    }
-
-    fn into_fragment(self, superseded: bool) -> TurnFragment {
-        TurnFragment {
-            finished: self.final_text.is_some(),
-            turn_id: self.turn_id,
-            // Texts over the message limit travel as their stand-ins.
-            prompt: self.prompt.map(crate::text::oversized::bounded),
-            final_text: self.final_text.map(crate::text::oversized::bounded),
-            last_text: self.last_text.map(crate::text::oversized::bounded),
-            interrupted: self.failed,
-            calls: self.calls,
-            superseded,
-            prompt_ms: self.prompt_ms,
-            answer_ms: self.answer_ms,
-            ..TurnFragment::default()
-        }
-    }
+/// One assistant message of `turn`: a model call whose text, unless it requests tools, is
+/// the answer so far.
+fn add(turn: &mut TurnText, line: AssistantLine) {
+    turn.call();
+    turn.interrupted = false;
+    turn.answer(&line.text, line.at_ms, !line.tool_requests);
 }
 
 /// Reads the complete lines of the events file at `path` past the saved position.
@@ -81,89 +30,35 @@ pub fn read_chunk(
     path: &Path,
     resume: Option<(FileIdentity, u64)>,
 ) -> io::Result<Option<TranscriptChunk>> {
-    let Some(mut tail) = Tail::open(path, resume)? else {
+    let Some(mut turns) = Turns::<TurnText>::open(path, resume)? else {
         return Ok(None);
     };
-    let mut accs: Vec<Acc> = Vec::new();
-    // The turn that received the latest line (an index into `accs`).
-    let mut last: Option<usize> = None;
-    let mut latest_prompt: Option<usize> = None;
-    let mut skipped = 0u32;
-    let mut bad = 0u32;
-    let turn_of = |accs: &mut Vec<Acc>, id: String| match accs.iter().rposition(|a| a.turn_id == id)
-    {
-        Some(i) => i,
-        None => {
-            accs.push(Acc::new(id));
-            accs.len() - 1
-        }
-    };
-    while let Some((at, body)) = tail.next_line()? {
-        if body.is_empty() {
-            skipped += 1;
-            continue;
-        }
-        let entry = match parse_entry(body) {
-            Ok(e) => e,
-            Err(e) => {
-                log::debug!("transcript {}: bad line at byte {at}: {e}", path.display());
-                bad += 1;
-                continue;
-            }
-        };
+    // The turn of the latest prompt: an assistant line that names none belongs to it.
+    let mut latest_prompt: Option<String> = None;
+    while let Some(entry) = turns.next_entry(parse_entry)? {
         match entry {
             Entry::Prompt {
                 message_id,
                 text,
                 at_ms,
             } => {
-                let i = turn_of(&mut accs, message_id);
-                if let Some(acc) = accs.get_mut(i) {
-                    if acc.prompt.is_none() {
-                        acc.prompt = Some(text);
-                        acc.prompt_ms = at_ms;
-                    }
-                }
-                latest_prompt = Some(i);
-                last = Some(i);
+                latest_prompt = Some(message_id.clone());
+                turns.turn(message_id).prompt_once(text, at_ms);
             }
-            Entry::Assistant(a) => {
-                let i = match a.origin.clone() {
-                    Some(origin) => turn_of(&mut accs, origin),
-                    None => match latest_prompt {
-                        Some(i) => i,
-                        None => {
-                            skipped += 1;
-                            continue;
-                        }
-                    },
-                };
-                if let Some(acc) = accs.get_mut(i) {
-                    acc.add(a);
-                }
-                last = Some(i);
-            }
+            Entry::Assistant(a) => match a.origin.clone().or_else(|| latest_prompt.clone()) {
+                Some(id) => add(turns.turn(id), a),
+                None => turns.skip(),
+            },
             Entry::Failed { message_id } => {
-                let i = turn_of(&mut accs, message_id);
-                if let Some(acc) = accs.get_mut(i) {
-                    // The failed call counts as the turn's latest call.
-                    acc.calls = acc.calls.saturating_add(1);
-                    acc.failed = true;
-                }
-                last = Some(i);
+                let turn = turns.turn(message_id);
+                // The failed call counts as the turn's latest call.
+                turn.call();
+                turn.interrupted = true;
             }
-            Entry::Skip => skipped += 1,
+            Entry::Skip => turns.skip(),
         }
     }
-    let mut chunk = tail.chunk;
-    chunk.skipped_lines = chunk.skipped_lines.saturating_add(skipped);
-    chunk.bad_lines = chunk.bad_lines.saturating_add(bad);
-    chunk.fragments = accs
-        .into_iter()
-        .enumerate()
-        .map(|(i, acc)| acc.into_fragment(Some(i) != last))
-        .collect();
-    Ok(Some(chunk))
+    Ok(Some(turns.finish()))
 }
 
 /// Longest tail of the file searched for the latest user message.

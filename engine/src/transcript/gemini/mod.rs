@@ -32,7 +32,7 @@
 //! | a `user` record of `functionResponse` parts only (a tool result) or starting `<session_context>` is no turn | [`parse_entry`] |
 //! | a `gemini` record belongs to the latest prompt before it (in the range, else looked up before the range) | [`read_chunk`], [`prompt_before`] |
 //! | answer = the text of the turn's latest `gemini` record without `toolCalls`; a record rewritten with `toolCalls` under the same id is not one | [`read_chunk`] |
-//! | a prompt id seen again (a rescan) is the same turn; every turn but the range's last is `superseded` | [`read_chunk`] |
+//! | a prompt id seen again (a rescan) is the same turn, running again; every turn but the running one (the one the range's latest turn line named) is `superseded` | [`read_chunk`], [`crate::transcript::turns`] |
 //! | the prompt's time = its record's `timestamp`; the answer's = that of the turn's latest record with text | [`read_chunk`] |
 //! | incremental by byte offset, resumed only on the same file identity | [`crate::transcript::tail`] |
 //! | the turn an AfterAgent or BeforeTool belongs to = the file's last prompt (read from the tail) | [`latest_prompt_id`] |

@@ -3,78 +3,52 @@
 use std::io;
 use std::path::Path;
 
-use crate::transcript::tail::{io_context, Tail};
+use crate::transcript::tail::io_context;
+use crate::transcript::turns::{TurnState, TurnText, Turns};
 use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
 
 use super::line::{parse_entry, AnswerLine, Entry};
 
-/// A turn's messages within one range. Each model call collapses into the answer fields at
-/// once: memory per turn is its prompt and two texts.
+/// A turn's messages within one range: its prompt and answer, and which record the
+/// answers came from (Gemini rewrites a record in place as it learns more of it).
 struct Acc {
-    turn_id: String,
-    prompt: Option<String>,
-    prompt_ms: Option<u64>,
-    answer_ms: Option<u64>,
-    /// The id and text of the latest model call without tool calls.
-    final_text: Option<(String, String)>,
-    last_text: Option<String>,
-    calls: u32,
+    text: TurnText,
+    /// The id of the record whose text is the final answer.
+    final_id: Option<String>,
+    /// The id of the latest model record.
     last_call: Option<String>,
 }
 
 impl Acc {
+    fn add(&mut self, line: AnswerLine) {
+        if self.last_call.as_deref() != Some(line.id.as_str()) {
+            self.text.call();
+        }
+        if line.tool_calls {
+            // The same record rewritten with its tool calls: its text was no final answer.
+            if self.final_id.as_deref() == Some(line.id.as_str()) {
+                self.text.final_text = None;
+                self.final_id = None;
+            }
+        } else if !line.text.trim().is_empty() {
+            self.final_id = Some(line.id.clone());
+        }
+        self.text.answer(&line.text, line.at_ms, !line.tool_calls);
+        self.last_call = Some(line.id);
+    }
+}
+
+impl TurnState for Acc {
     fn new(turn_id: String) -> Acc {
         Acc {
-            turn_id,
-            prompt: None,
-            prompt_ms: None,
-            answer_ms: None,
-            final_text: None,
-            last_text: None,
-            calls: 0,
+            text: TurnText::new(turn_id),
+            final_id: None,
             last_call: None,
         }
     }
 
-    fn add(&mut self, line: AnswerLine) {
-        if self.last_call.as_deref() != Some(line.id.as_str()) {
-            self.calls = self.calls.saturating_add(1);
-        }
-        if line.tool_calls {
-            // The same record rewritten with its tool calls: its text was no final answer.
-            if self
-                .final_text
-                .as_ref()
-                .is_some_and(|(id, _)| *id == line.id)
-            {
-                self.final_text = None;
-            }
-        } else if !line.text.trim().is_empty() {
-            self.final_text = Some((line.id.clone(), line.text.trim().to_owned()));
-        }
-        if !line.text.trim().is_empty() {
-            self.last_text = Some(line.text.trim().to_owned());
-            self.answer_ms = line.at_ms.or(self.answer_ms);
-        }
-        self.last_call = Some(line.id);
-    }
-
     fn into_fragment(self, superseded: bool) -> TurnFragment {
-        TurnFragment {
-            finished: self.final_text.is_some(),
-            turn_id: self.turn_id,
-            // Texts over the message limit travel as their stand-ins.
-            prompt: self.prompt.map(crate::text::oversized::bounded),
-            final_text: self
-                .final_text
-                .map(|(_, t)| crate::text::oversized::bounded(t)),
-            last_text: self.last_text.map(crate::text::oversized::bounded),
-            calls: self.calls,
-            superseded,
-            prompt_ms: self.prompt_ms,
-            answer_ms: self.answer_ms,
-            ..TurnFragment::default()
-        }
+        self.text.into_fragment(superseded)
     }
 }
 
@@ -93,85 +67,38 @@ pub fn read_chunk(
     path: &Path,
     resume: Option<(FileIdentity, u64)>,
 ) -> io::Result<Option<TranscriptChunk>> {
-    let Some(mut tail) = Tail::open(path, resume)? else {
+    let Some(mut turns) = Turns::<Acc>::open(path, resume)? else {
         return Ok(None);
     };
-    let start = tail.chunk.start;
-    let mut accs: Vec<Acc> = Vec::new();
-    let mut skipped = 0u32;
-    let mut bad = 0u32;
+    let start = turns.start();
     // Looked up at most once: the prompt of the turn running when the range began.
     let mut before: Option<Option<String>> = None;
-    while let Some((at, body)) = tail.next_line()? {
-        if body.is_empty() {
-            skipped += 1;
-            continue;
-        }
-        let entry = match parse_entry(body) {
-            Ok(e) => e,
-            Err(e) => {
-                log::debug!("transcript {}: bad line at byte {at}: {e}", path.display());
-                bad += 1;
-                continue;
-            }
-        };
+    while let Some(entry) = turns.next_entry(parse_entry)? {
         match entry {
-            Entry::Prompt { id, text, at_ms } => {
-                // A prompt id seen again (a rescan's repeat) is the same turn.
-                let i = match accs.iter().rposition(|a| a.turn_id == id) {
-                    Some(i) => i,
+            // A prompt id seen again (a rescan's repeat) is the same turn, running again.
+            Entry::Prompt { id, text, at_ms } => turns.turn(id).text.prompt_once(text, at_ms),
+            Entry::Answer(a) => {
+                if let Some(turn) = turns.running() {
+                    turn.add(a);
+                    continue;
+                }
+                let earlier = match &before {
+                    Some(t) => t.clone(),
                     None => {
-                        accs.push(Acc::new(id));
-                        accs.len() - 1
+                        let t = prompt_before(path, start)?;
+                        before = Some(t.clone());
+                        t
                     }
                 };
-                if let Some(acc) = accs.get_mut(i) {
-                    if acc.prompt.is_none() {
-                        acc.prompt = Some(text);
-                        acc.prompt_ms = at_ms;
-                    }
-                }
-                // The turn moves to the end: the latest prompt is the running turn.
-                if i + 1 != accs.len() {
-                    let acc = accs.remove(i);
-                    accs.push(acc);
+                match earlier {
+                    Some(id) => turns.turn(id).add(a),
+                    None => turns.skip(),
                 }
             }
-            Entry::Answer(a) => {
-                if accs.is_empty() {
-                    let turn = match &before {
-                        Some(t) => t.clone(),
-                        None => {
-                            let t = prompt_before(path, start)?;
-                            before = Some(t.clone());
-                            t
-                        }
-                    };
-                    match turn {
-                        Some(id) => accs.push(Acc::new(id)),
-                        None => {
-                            skipped += 1;
-                            continue;
-                        }
-                    }
-                }
-                if let Some(acc) = accs.last_mut() {
-                    acc.add(a);
-                }
-            }
-            Entry::Skip => skipped += 1,
+            Entry::Skip => turns.skip(),
         }
     }
-    let mut chunk = tail.chunk;
-    chunk.skipped_lines = chunk.skipped_lines.saturating_add(skipped);
-    chunk.bad_lines = chunk.bad_lines.saturating_add(bad);
-    let n = accs.len();
-    chunk.fragments = accs
-        .into_iter()
-        .enumerate()
-        .map(|(i, acc)| acc.into_fragment(i + 1 != n))
-        .collect();
-    Ok(Some(chunk))
+    Ok(Some(turns.finish()))
 }
 
 /// Longest stretch of the file searched backwards for a prompt.

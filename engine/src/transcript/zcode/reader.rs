@@ -1,10 +1,9 @@
 //! Incremental, bounded-memory reading of a rollout file into a [`TranscriptChunk`].
 
-use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 
-use crate::transcript::tail::Tail;
+use crate::transcript::turns::{TurnState, Turns};
 use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
 
 use super::line::{parse_line, LineFacts};
@@ -48,6 +47,18 @@ impl Acc {
             }
         }
         self.calls.push(Call { request_id, facts });
+    }
+}
+
+impl TurnState for Acc {
+    fn new(turn_id: String) -> Acc {
+        Acc {
+            words: TurnFragment {
+                turn_id,
+                ..TurnFragment::default()
+            },
+            calls: Vec::new(),
+        }
     }
 
     fn into_fragment(self, superseded: bool) -> TurnFragment {
@@ -100,7 +111,7 @@ impl Acc {
 ///   line that ZCode is still writing is read again, whole, next time.
 /// * Memory is bounded: the file is streamed through one reused line buffer, never held
 ///   whole or mapped, and a line over [`crate::transcript::tail::MAX_LINE_BYTES`] is
-///   skipped unread and counted as a bad line ([`Tail`]).
+///   skipped unread and counted as a bad line ([`crate::transcript::tail::Tail`]).
 /// * The read stops at the length observed when the file was opened, so a file that
 ///   grows meanwhile gives a well-defined chunk, and after the line that takes it to
 ///   [`CHUNK_LINE_BYTES`]: `end < file_len` then says there is more to read from `end`.
@@ -108,56 +119,15 @@ pub fn read_chunk(
     path: &Path,
     resume: Option<(FileIdentity, u64)>,
 ) -> io::Result<Option<TranscriptChunk>> {
-    let Some(mut tail) = Tail::open(path, resume)? else {
+    let Some(mut turns) = Turns::<Acc>::open(path, resume)? else {
         return Ok(None);
     };
-    let mut accs: Vec<Acc> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut last_idx: Option<usize> = None;
-    let mut skipped_lines = 0u32;
-    let mut bad_lines = 0u32;
-    while let Some((at, body)) = tail.next_line()? {
-        if body.is_empty() {
-            skipped_lines += 1;
-            continue;
-        }
-        // Every line's last user message is decoded: after the prompt, it is steering.
-        match parse_line(body) {
-            Ok(Some(facts)) => {
-                let idx = match index.get(&facts.turn_id) {
-                    Some(&i) => i,
-                    None => {
-                        index.insert(facts.turn_id.clone(), accs.len());
-                        accs.push(Acc {
-                            words: TurnFragment {
-                                turn_id: facts.turn_id.clone(),
-                                ..TurnFragment::default()
-                            },
-                            calls: Vec::new(),
-                        });
-                        accs.len() - 1
-                    }
-                };
-                if let Some(acc) = accs.get_mut(idx) {
-                    acc.add(facts);
-                }
-                last_idx = Some(idx);
-            }
-            Ok(None) => skipped_lines += 1,
-            Err(e) => {
-                log::debug!("rollout {}: bad line at byte {at}: {e}", path.display());
-                bad_lines += 1;
-            }
+    // Every line's last user message is decoded: after the prompt, it is steering.
+    while let Some(line) = turns.next_entry(parse_line)? {
+        match line {
+            Some(facts) => turns.turn(facts.turn_id.clone()).add(facts),
+            None => turns.skip(),
         }
     }
-    let mut chunk = tail.chunk;
-    chunk.skipped_lines = chunk.skipped_lines.saturating_add(skipped_lines);
-    chunk.bad_lines = chunk.bad_lines.saturating_add(bad_lines);
-    // Every turn but the one of the last main line was followed by another turn's line.
-    chunk.fragments = accs
-        .into_iter()
-        .enumerate()
-        .map(|(i, acc)| acc.into_fragment(Some(i) != last_idx))
-        .collect();
-    Ok(Some(chunk))
+    Ok(Some(turns.finish()))
 }
