@@ -1,7 +1,7 @@
 //! `ovhook worker --session <id>`: the detached Stop worker of one session.
 //!
-//! It builds the ZCode context (configuration read fresh, the rollout file as
-//! transcript, the OpenViking client as transport) and runs the engine's
+//! It builds the session's context (configuration read fresh, the harness's transcript file,
+//! the OpenViking client as transport) and runs the engine's
 //! worker protocol. Exit status is irrelevant (nobody waits); problems are
 //! journaled and logged.
 
@@ -49,7 +49,8 @@ impl WorkerCtx {
 impl WorkerContext for WorkerCtx {
     fn transcript(&self, state: &State) -> Option<Box<dyn TranscriptSource>> {
         let sid = state.session_id.as_deref()?;
-        harness_of(state).transcript(&self.home, sid, state.cwd.as_deref())
+        let file = harness_of(state).transcript(&self.home, sid, state.cwd.as_deref())?;
+        Some(Box::new(file))
     }
 
     fn transport(&self) -> Option<&dyn Transport> {

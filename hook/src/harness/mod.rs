@@ -14,17 +14,18 @@
 //!
 //! | harness | wire (payloads) | output | transcript | install target | doctor |
 //! |---|---|---|---|---|---|
-//! | `zcode` | `zcode/wire.rs` | `zcode/output.rs` | `zcode/rollout_source.rs` over `ov_engine::transcript::zcode` | `zcode/install_target.rs`, `zcode/config_file.rs`, `zcode/installed.rs` | `doctor.rs`, `doctor/placement.rs` |
-//! | `claude-code` | `claude_code/wire.rs` | `claude_code/output.rs` | `claude_code/transcript_source.rs` over `ov_engine::transcript::claude_code` | `claude_code/install_target.rs`, `claude_code/plugin.rs` | `doctor/claude_code.rs` |
+//! | `zcode` | `zcode/wire.rs` | `zcode/output.rs` | `ov_engine::paths::zcode_rollout`, read by `ov_engine::transcript::zcode` | `zcode/install_target.rs`, `zcode/config_file.rs`, `zcode/installed.rs` | `doctor.rs`, `doctor/placement.rs` |
+//! | `claude-code` | `claude_code/wire.rs` | `claude_code/output.rs` | `claude_code/transcript.rs`, read by `ov_engine::transcript::claude_code` | `claude_code/install_target.rs`, `claude_code/plugin.rs` | `doctor/claude_code.rs` |
 //! | `qwen` | `qwen/wire.rs` | Claude Code's | none (payloads carry the turn) | `qwen/install_target.rs` | `doctor/agents.rs` |
 //! | `codex` | `codex/wire.rs` | Claude Code's | none (payloads carry the turn) | `codex/install_target.rs`, `codex/trust.rs` (Codex's hook trust) | `doctor/agents.rs` |
-//! | `copilot` | `copilot/wire.rs` | `copilot/output.rs` | `copilot/transcript_source.rs` over `ov_engine::transcript::copilot` | `copilot/install_target.rs` | `doctor/agents.rs` |
-//! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript_source.rs` over `ov_engine::transcript::gemini` | `gemini/install_target.rs` (its entry shape over `install/hook_groups.rs`) | `doctor/agents.rs` |
+//! | `copilot` | `copilot/wire.rs` | `copilot/output.rs` | `copilot/transcript.rs`, read by `ov_engine::transcript::copilot` | `copilot/install_target.rs` | `doctor/agents.rs` |
+//! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript.rs`, read by `ov_engine::transcript::gemini` | `gemini/install_target.rs` (its entry shape over `install/hook_groups.rs`) | `doctor/agents.rs` |
 //! | `opencode`, `kilo` | `opencode/wire.rs` (what the shim `opencode/plugin.js` sends) | `opencode/output.rs` (what the shim acts on) | none (payloads carry the turn) | `opencode/install_target.rs` (the `plugin` list; the shim beside the binary) | `doctor/agents.rs` |
 //!
 //! Shared by several: [`input`] (the flat JSON payload parser and its field tables),
 //! [`payload_only`] (a harness whose payloads carry everything: Qwen, Codex), [`context_fit`]
-//! (fitting injected text under a cap).
+//! (fitting injected text under a cap), [`transcript_file`] (a session's transcript file: the
+//! harness says where it is and which engine reader parses it).
 
 pub mod claude_code;
 pub mod codex;
@@ -35,17 +36,18 @@ pub mod input;
 pub mod opencode;
 pub mod payload_only;
 pub mod qwen;
+pub mod transcript_file;
 pub mod zcode;
 
 use std::path::Path;
 
-use ov_engine::delivery::TranscriptSource;
 use ov_engine::turnbook::AnswerPrecedence;
 
 use crate::doctor::{agents, Check, DoctorContext};
 use crate::install::target::InstallTarget;
 
 pub use input::HookInput;
+pub use transcript_file::TranscriptFile;
 
 /// What ovhook needs from a harness.
 pub trait Harness: Sync {
@@ -59,14 +61,15 @@ pub trait Harness: Sync {
     fn context_output(&self, event: HookEvent, text: &str, max_bytes: usize) -> Option<String>;
     /// The output line denying a tool use.
     fn deny_output(&self, reason: &str, max_bytes: usize) -> Option<String>;
-    /// The session's transcript (ZCode: its rollout file; Claude Code: its
-    /// session transcript), given the session's last known working directory.
+    /// The session's transcript file (ZCode: its rollout file; Claude Code: its
+    /// session transcript), given the session's last known working directory; `None` for a
+    /// harness whose payloads carry the whole turn.
     fn transcript(
         &self,
         home: &Path,
         session_id: &str,
         cwd: Option<&str>,
-    ) -> Option<Box<dyn TranscriptSource>>;
+    ) -> Option<TranscriptFile>;
     /// The session is a subagent's own (spawned by the agent, not opened by the user).
     fn is_subagent_session(&self, native: &str) -> bool {
         let _ = native;

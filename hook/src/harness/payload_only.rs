@@ -5,10 +5,8 @@
 
 use std::path::Path;
 
-use ov_engine::delivery::TranscriptSource;
-
 use super::claude_code::output;
-use super::{Harness, HarnessCap, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
 use crate::install::target::InstallTarget;
 
 /// One such agent.
@@ -57,7 +55,7 @@ impl Harness for PayloadOnly {
         _home: &Path,
         _session_id: &str,
         _cwd: Option<&str>,
-    ) -> Option<Box<dyn TranscriptSource>> {
+    ) -> Option<TranscriptFile> {
         None
     }
 }

@@ -45,7 +45,7 @@ pub static OUR_HOOKS: [HookSpec; 5] = claude_shape_hooks("Read|Glob|Grep", 5);
 
 /// `<home>/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json` when set).
 pub fn user_settings_path(home: &Path) -> PathBuf {
-    super::transcript_source::config_dir(home).join("settings.json")
+    super::transcript::config_dir(home).join("settings.json")
 }
 
 /// `<home>/.claude.json`.

@@ -2,15 +2,14 @@
 pub mod install_target;
 pub mod output;
 pub mod plugin;
-pub mod transcript_source;
+pub mod transcript;
 pub mod wire;
 
 use std::path::Path;
 
-use ov_engine::delivery::TranscriptSource;
 use ov_engine::turnbook::AnswerPrecedence;
 
-use super::{Harness, HarnessCap, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
 use crate::doctor::{Check, DoctorContext};
 use crate::install::target::InstallTarget;
 
@@ -60,10 +59,14 @@ impl Harness for ClaudeCode {
         home: &Path,
         session_id: &str,
         cwd: Option<&str>,
-    ) -> Option<Box<dyn TranscriptSource>> {
-        Some(Box::new(transcript_source::ClaudeTranscript::new(
-            transcript_source::locate(home, session_id, cwd),
-        )))
+    ) -> Option<TranscriptFile> {
+        Some(TranscriptFile::found(
+            |home, session_id, cwd| Some(transcript::locate(home, session_id, cwd)),
+            home,
+            session_id,
+            cwd,
+            ov_engine::transcript::claude_code::read_chunk,
+        ))
     }
 
     fn answer_precedence(&self) -> AnswerPrecedence {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::install_target::first_word;
-use super::transcript_source::config_dir;
+use super::transcript::config_dir;
 
 /// One enabled install of the ovhook plugin.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use serde_json::{json, Map, Value};
 
-use super::transcript_source::state_dir;
+use super::transcript::state_dir;
 use crate::harness::zcode::config_file::{mentions_integration, INTEGRATION_ID};
 use crate::install::hook_groups::{first_word, shell_quote};
 use crate::install::json_doc::object_at;

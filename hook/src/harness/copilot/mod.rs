@@ -12,16 +12,15 @@
 //! marked, once a later turn (or a drain) reads the transcript past it.
 pub mod install_target;
 pub mod output;
-pub mod transcript_source;
+pub mod transcript;
 pub mod wire;
 
 use std::path::Path;
 
-use ov_engine::delivery::TranscriptSource;
 use ov_engine::transcript::copilot::latest_prompt_id;
 use ov_engine::turnbook::AnswerPrecedence;
 
-use super::{Harness, HarnessCap, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
 use crate::install::target::InstallTarget;
 
 /// GitHub's Copilot CLI.
@@ -71,10 +70,11 @@ impl Harness for Copilot {
         home: &Path,
         session_id: &str,
         _cwd: Option<&str>,
-    ) -> Option<Box<dyn TranscriptSource>> {
-        Some(Box::new(transcript_source::CopilotEvents::new(
-            transcript_source::locate(home, session_id),
-        )))
+    ) -> Option<TranscriptFile> {
+        Some(TranscriptFile::at(
+            transcript::locate(home, session_id),
+            |path, resume, _| ov_engine::transcript::copilot::read_chunk(path, resume),
+        ))
     }
 
     fn answer_precedence(&self) -> AnswerPrecedence {

@@ -21,7 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::transcript_source::gemini_dir;
+use super::transcript::gemini_dir;
 use serde_json::{json, Map, Value};
 
 use crate::install::hook_groups::{EntryShape, HookGroupsFile, HookSpec};

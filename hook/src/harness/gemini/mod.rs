@@ -15,16 +15,15 @@
 //! not it compresses, so it marks nothing a drain or commit could use.
 pub mod install_target;
 pub mod output;
-pub mod transcript_source;
+pub mod transcript;
 pub mod wire;
 
 use std::path::Path;
 
-use ov_engine::delivery::TranscriptSource;
 use ov_engine::transcript::gemini::latest_prompt_id;
 use ov_engine::turnbook::AnswerPrecedence;
 
-use super::{Harness, HarnessCap, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
 use crate::install::target::InstallTarget;
 
 /// Google's Gemini CLI.
@@ -74,10 +73,14 @@ impl Harness for Gemini {
         home: &Path,
         session_id: &str,
         cwd: Option<&str>,
-    ) -> Option<Box<dyn TranscriptSource>> {
-        Some(Box::new(transcript_source::GeminiSession::new(
-            home, session_id, cwd,
-        )))
+    ) -> Option<TranscriptFile> {
+        Some(TranscriptFile::found(
+            transcript::locate,
+            home,
+            session_id,
+            cwd,
+            |path, resume, _| ov_engine::transcript::gemini::read_chunk(path, resume),
+        ))
     }
 
     fn answer_precedence(&self) -> AnswerPrecedence {

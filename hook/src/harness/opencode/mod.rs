@@ -23,9 +23,7 @@ pub mod wire;
 
 use std::path::Path;
 
-use ov_engine::delivery::TranscriptSource;
-
-use super::{Harness, HarnessCap, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
 use crate::install::target::InstallTarget;
 
 /// The plugin shim, with `__OVHOOK_HARNESS__` standing for the harness's name.
@@ -99,7 +97,7 @@ impl Harness for OpenCodeFamily {
         _home: &Path,
         _session_id: &str,
         _cwd: Option<&str>,
-    ) -> Option<Box<dyn TranscriptSource>> {
+    ) -> Option<TranscriptFile> {
         None
     }
 }

@@ -3,14 +3,11 @@ pub mod config_file;
 pub mod install_target;
 pub mod installed;
 pub mod output;
-pub mod rollout_source;
 pub mod wire;
 
 use std::path::Path;
 
-use ov_engine::delivery::TranscriptSource;
-
-use super::{Harness, HarnessCap, HookEvent, HookInput};
+use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
 use crate::doctor::{Check, DoctorContext};
 use crate::install::target::InstallTarget;
 
@@ -74,10 +71,11 @@ impl Harness for ZCode {
         home: &Path,
         session_id: &str,
         _cwd: Option<&str>,
-    ) -> Option<Box<dyn TranscriptSource>> {
-        Some(Box::new(rollout_source::ZcodeRollout::new(
+    ) -> Option<TranscriptFile> {
+        Some(TranscriptFile::at(
             ov_engine::paths::zcode_rollout(home, session_id),
-        )))
+            |path, resume, _| ov_engine::transcript::zcode::read_chunk(path, resume),
+        ))
     }
 }
 

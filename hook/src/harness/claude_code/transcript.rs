@@ -1,10 +1,8 @@
-//! Claude Code's session transcript as a session's transcript source.
+//! Where Claude Code's session transcript is.
 
 use std::path::{Path, PathBuf};
 
-use ov_engine::delivery::TranscriptSource;
 use ov_engine::transcript::claude_code::project_dir_name;
-use ov_engine::turn::{FileIdentity, TranscriptChunk};
 
 /// Claude Code's configuration directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
 pub fn config_dir(home: &Path) -> PathBuf {
@@ -32,53 +30,6 @@ pub fn locate(home: &Path, session_id: &str, cwd: Option<&str>) -> PathBuf {
         .map(|e| e.path().join(&file))
         .find(|p| p.is_file())
         .unwrap_or(expected)
-}
-
-/// The transcript at a path.
-pub struct ClaudeTranscript {
-    path: PathBuf,
-}
-
-impl ClaudeTranscript {
-    /// The transcript at `path`.
-    pub fn new(path: PathBuf) -> ClaudeTranscript {
-        ClaudeTranscript { path }
-    }
-}
-
-impl TranscriptSource for ClaudeTranscript {
-    fn read(
-        &self,
-        resume: Option<(FileIdentity, u64)>,
-    ) -> std::io::Result<Option<TranscriptChunk>> {
-        self.read_after(resume, None)
-    }
-
-    fn read_after(
-        &self,
-        resume: Option<(FileIdentity, u64)>,
-        last_turn: Option<&str>,
-    ) -> std::io::Result<Option<TranscriptChunk>> {
-        ov_engine::transcript::claude_code::read_chunk(&self.path, resume, last_turn)
-    }
-
-    fn path(&self) -> String {
-        self.path.display().to_string()
-    }
-
-    fn peek(&self, resume: Option<(FileIdentity, u64)>) -> Option<bool> {
-        let meta = match std::fs::metadata(&self.path) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
-            Err(_) => return None,
-        };
-        Some(match resume {
-            None => meta.len() > 0,
-            Some((id, offset)) => {
-                ov_engine::transcript::tail::identity_of(&meta) != id || meta.len() != offset
-            }
-        })
-    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,6 @@
-//! Copilot CLI's session log as a session's transcript source.
+//! Where Copilot CLI's session log is.
 
 use std::path::{Path, PathBuf};
-
-use ov_engine::delivery::TranscriptSource;
-use ov_engine::turn::{FileIdentity, TranscriptChunk};
 
 /// Copilot's state folder: `$COPILOT_HOME`, else `~/.copilot`.
 pub fn state_dir(home: &Path) -> PathBuf {
@@ -19,35 +16,6 @@ pub fn locate(home: &Path, session_id: &str) -> PathBuf {
         .join("session-state")
         .join(ov_engine::ids::safe_part(session_id))
         .join("events.jsonl")
-}
-
-/// The events file at a path.
-pub struct CopilotEvents {
-    path: PathBuf,
-}
-
-impl CopilotEvents {
-    /// The events file at `path`.
-    pub fn new(path: PathBuf) -> CopilotEvents {
-        CopilotEvents { path }
-    }
-}
-
-impl TranscriptSource for CopilotEvents {
-    fn read(
-        &self,
-        resume: Option<(FileIdentity, u64)>,
-    ) -> std::io::Result<Option<TranscriptChunk>> {
-        ov_engine::transcript::copilot::read_chunk(&self.path, resume)
-    }
-
-    fn path(&self) -> String {
-        self.path.display().to_string()
-    }
-
-    fn peek(&self, resume: Option<(FileIdentity, u64)>) -> Option<bool> {
-        ov_engine::transcript::tail::changed_since(&self.path, resume)
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Gemini CLI's session file as a session's transcript source.
+//! Where Gemini CLI's session file is:
 //!
 //! `<gemini>/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl`,
 //! where `<gemini>` is `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`) and `<project>` the
@@ -9,9 +9,6 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-use ov_engine::delivery::TranscriptSource;
-use ov_engine::turn::{FileIdentity, TranscriptChunk};
 
 /// Gemini's folder: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`.
 pub fn gemini_dir(home: &Path) -> PathBuf {
@@ -81,54 +78,6 @@ pub fn locate(home: &Path, session_id: &str, cwd: Option<&str>) -> Option<PathBu
         .ok()?
         .flatten()
         .find_map(|e| in_chats(&e.path().join("chats"), &session_id))
-}
-
-/// The session file of a session, found again on every read until it exists.
-pub struct GeminiSession {
-    home: PathBuf,
-    session_id: String,
-    cwd: Option<String>,
-}
-
-impl GeminiSession {
-    /// The session file of `session_id`, whose folder was `cwd`.
-    pub fn new(home: &Path, session_id: &str, cwd: Option<&str>) -> GeminiSession {
-        GeminiSession {
-            home: home.to_owned(),
-            session_id: session_id.to_owned(),
-            cwd: cwd.map(str::to_owned),
-        }
-    }
-
-    fn path_now(&self) -> Option<PathBuf> {
-        locate(&self.home, &self.session_id, self.cwd.as_deref())
-    }
-}
-
-impl TranscriptSource for GeminiSession {
-    fn read(
-        &self,
-        resume: Option<(FileIdentity, u64)>,
-    ) -> std::io::Result<Option<TranscriptChunk>> {
-        match self.path_now() {
-            Some(p) => ov_engine::transcript::gemini::read_chunk(&p, resume),
-            None => Ok(None),
-        }
-    }
-
-    fn path(&self) -> String {
-        self.path_now().map_or_else(
-            || format!("<no Gemini session file for {}>", self.session_id),
-            |p| p.display().to_string(),
-        )
-    }
-
-    fn peek(&self, resume: Option<(FileIdentity, u64)>) -> Option<bool> {
-        match self.path_now() {
-            Some(p) => ov_engine::transcript::tail::changed_since(&p, resume),
-            None => Some(false),
-        }
-    }
 }
 
 #[cfg(test)]
