@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use ov_engine::turn::{Candidate, DedupKey, Role, TranscriptChunk, TurnFragment};
-use ov_engine::turnbook::{AnswerPrecedence, TurnBook, KEPT_UNSEEN_TURNS};
+use ov_engine::turnbook::{AnswerPrecedence, TurnBook, TurnRecord, KEPT_UNSEEN_TURNS};
 use proptest::prelude::*;
 
 fn frag(
@@ -391,6 +391,9 @@ enum Ev {
     Stop(u8, bool),
     Rollout(u8, bool),
     Force,
+    /// A whole turn the rollout never shows (prompt and answered Stop, id `h<n>`: no rollout
+    /// line names it).
+    HookOnly(u8),
 }
 
 /// Turn ids are drawn from more turns than the book keeps unseen, so the bound is reached.
@@ -405,14 +408,39 @@ fn ev() -> impl Strategy<Value = Ev> {
     ]
 }
 
+/// Random events with, somewhere among them, more hook-only turns than the book keeps unseen:
+/// every case passes the bound, and a book that kept every unseen turn fails it.
+fn events() -> impl Strategy<Value = Vec<Ev>> {
+    (
+        prop::collection::vec(ev(), 1..200),
+        (KEPT_UNSEEN_TURNS as u8 + 1)..IDS,
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(mut events, hook_only, at)| {
+            let at = at.index(events.len() + 1);
+            events.splice(at..at, (0..hook_only).map(Ev::HookOnly));
+            events
+        })
+}
+
+/// The turns the rollout has not shown, by their place in the book.
+fn unseen(b: &TurnBook) -> Vec<usize> {
+    (0..b.turns().len())
+        .filter(|&i| b.turns()[i].rollout.is_none())
+        .collect()
+}
+
 proptest! {
     /// Whatever the order of hooks, reads and drains, with planning and pruning after
     /// every step: candidates never repeat a key, are never empty, and every turn the book
     /// keeps has a reason to be kept: it is open or unsettled, it is the rollout's last turn,
     /// it is among the latest [`KEPT_UNSEEN_TURNS`] the rollout has not shown, or it has a
     /// message not planned yet.
+    ///
+    /// The bound: the book keeps the latest [`KEPT_UNSEEN_TURNS`] unseen turns (none of them is
+    /// dropped) and no other unseen turn that is complete, settled and planned.
     #[test]
-    fn no_key_twice_and_bounded(events in prop::collection::vec(ev(), 1..200)) {
+    fn no_key_twice_and_bounded(events in events()) {
         let mut b = TurnBook::new();
         let mut planned: HashSet<DedupKey> = HashSet::new();
         let mut pos = 0u64;
@@ -427,6 +455,11 @@ proptest! {
                     pos += 10;
                 }
                 Ev::Force => b.force_complete(),
+                Ev::HookOnly(t) => {
+                    let id = format!("h{t}");
+                    b.observe_prompt(Some(&id), &format!("hook-only prompt {t}"));
+                    b.observe_stop(Some(&id), Some(&format!("hook-only answer {t}")));
+                }
             }
             let c = b.candidates();
             let mut keys = HashSet::new();
@@ -437,10 +470,16 @@ proptest! {
             for m in c {
                 planned.insert(m.key);
             }
-            b.retain_unplanned(|c| planned.contains(&c.key));
-            let unseen: Vec<usize> = (0..b.turns().len())
-                .filter(|&i| b.turns()[i].rollout.is_none())
+            let before = unseen(&b);
+            let latest_unseen: Vec<TurnRecord> = before[before.len().saturating_sub(KEPT_UNSEEN_TURNS)..]
+                .iter()
+                .filter_map(|&i| b.turns().get(i).cloned())
                 .collect();
+            b.retain_unplanned(|c| planned.contains(&c.key));
+            for t in &latest_unseen {
+                prop_assert!(b.turns().contains(t), "latest unseen turn {:?} dropped", t.turn_id);
+            }
+            let unseen = unseen(&b);
             let kept_unseen = &unseen[unseen.len().saturating_sub(KEPT_UNSEEN_TURNS)..];
             let last = b.last_rollout_turn().map(str::to_owned);
             for (i, t) in b.turns().iter().enumerate() {
@@ -456,7 +495,15 @@ proptest! {
                     "turn {:?} kept without a reason", t.turn_id
                 );
             }
-            prop_assert!(unseen.len() <= KEPT_UNSEEN_TURNS + b.turns().iter().filter(|t| !t.is_complete() || !t.is_settled()).count());
+            let closed_unseen = unseen
+                .iter()
+                .filter_map(|&i| b.turns().get(i))
+                .filter(|t| t.is_complete() && t.is_settled())
+                .count();
+            prop_assert!(
+                closed_unseen <= KEPT_UNSEEN_TURNS,
+                "{closed_unseen} complete, settled, planned turns the rollout never showed are kept"
+            );
         }
     }
 }

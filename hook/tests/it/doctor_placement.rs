@@ -5,80 +5,23 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
-use tempfile::TempDir;
 
-struct Env {
-    dir: TempDir,
+use crate::common::{ovhook, ovhook_copy, Env};
+
+/// The machine as a user has it, no server.
+fn machine() -> Env {
+    let mut env = Env::bare();
+    env.set("OPENVIKING_URL", "off");
+    env
 }
 
-impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir().expect("tempdir");
-        fs::create_dir_all(dir.path().join("home")).expect("home");
-        Env { dir }
-    }
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-    fn repo(&self, rel: &str) -> PathBuf {
-        let root = self.dir.path().join(rel);
-        fs::create_dir_all(root.join(".git")).expect("git");
-        fs::create_dir_all(root.join("src")).expect("src");
-        fs::canonicalize(root).expect("canon")
-    }
-    fn run(&self, bin: &Path, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
-        let mut tries = 0;
-        let out = loop {
-            let res = Command::new(bin)
-                .env_clear()
-                .env("HOME", self.home())
-                .env("PATH", "/usr/bin:/bin")
-                // No server unless a test names one.
-                .env("OPENVIKING_URL", "off")
-                .envs(env.iter().copied())
-                .current_dir(cwd)
-                .args(args)
-                .output();
-            match res {
-                // A binary copied by this process may still be open for writing in a child
-                // forked by another test thread (ETXTBSY) for a moment.
-                Err(e) if e.raw_os_error() == Some(libc_etxtbsy()) && tries < 50 => {
-                    tries += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
-                other => break other.expect("run"),
-            }
-        };
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned()
-                + &String::from_utf8_lossy(&out.stderr),
-        )
-    }
-    fn ovhook(&self, cwd: &Path, args: &[&str]) -> (i32, String) {
-        self.run(&ovhook(), cwd, args, &[])
-    }
-    fn doctor(&self, cwd: &Path, env: &[(&str, &str)]) -> (i32, String) {
-        self.run(&ovhook(), cwd, &["doctor"], env)
-    }
+fn ovhook_in(env: &Env, cwd: &Path, args: &[&str]) -> (i32, String) {
+    env.run_in(&ovhook(), cwd, args, &[])
 }
 
-fn libc_etxtbsy() -> i32 {
-    26
-}
-
-/// A copy of the ovhook binary at `dest` (a hard link when the filesystem allows).
-fn copy_binary(dest: &Path) {
-    fs::create_dir_all(dest.parent().expect("parent")).expect("mkdir");
-    if fs::hard_link(ovhook(), dest).is_err() {
-        fs::copy(ovhook(), dest).expect("copy");
-    }
-}
-
-fn ovhook() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_ovhook"))
+fn doctor(env: &Env, cwd: &Path, extra: &[(&str, &str)]) -> (i32, String) {
+    env.run_in(&ovhook(), cwd, &["doctor"], extra)
 }
 
 fn line<'a>(out: &'a str, what: &str) -> &'a str {
@@ -89,11 +32,11 @@ fn line<'a>(out: &'a str, what: &str) -> &'a str {
 
 #[test]
 fn user_level_only_inside_a_repository_depends_on_the_zcode_version() {
-    let env = Env::new();
+    let env = machine();
     let repo = env.repo("r");
-    let (code, _) = env.ovhook(&env.home(), &["install"]);
+    let (code, _) = ovhook_in(&env, env.home(), &["install"]);
     assert_eq!(code, 0);
-    let (code, out) = env.doctor(&repo.join("src"), &[]);
+    let (code, out) = doctor(&env, &repo.join("src"), &[]);
     assert_eq!(code, 0, "{out}");
     let here = line(&out, "zcode hooks here:");
     assert!(
@@ -106,7 +49,7 @@ fn user_level_only_inside_a_repository_depends_on_the_zcode_version() {
     );
 
     // Desktop 3.10+: only workspace hooks run.
-    let (code, out) = env.doctor(&repo, &[("ZCODE_APP_VERSION", "3.10.2")]);
+    let (code, out) = doctor(&env, &repo, &[("ZCODE_APP_VERSION", "3.10.2")]);
     assert_eq!(code, 1, "{out}");
     let here = line(&out, "zcode hooks here:");
     assert!(
@@ -123,7 +66,7 @@ fn user_level_only_inside_a_repository_depends_on_the_zcode_version() {
         r#"{"type":"model_io","request":{"headers":{"User-Agent":"ZCode/0.16.5"}}}"#,
     )
     .expect("w");
-    let (code, out) = env.doctor(&repo, &[]);
+    let (code, out) = doctor(&env, &repo, &[]);
     assert_eq!(code, 0, "{out}");
     assert!(line(&out, "zcode version:").contains("0.16.5"), "{out}");
     assert!(line(&out, "zcode hooks here:").starts_with("ok "), "{out}");
@@ -131,14 +74,14 @@ fn user_level_only_inside_a_repository_depends_on_the_zcode_version() {
 
 #[test]
 fn project_level_is_reported_and_every_project_config_is_listed() {
-    let env = Env::new();
+    let env = machine();
     let a = env.repo("a");
     let b = env.repo("b");
     for r in [&a, &b] {
-        let (code, out) = env.ovhook(r, &["install", "--scope", "project"]);
+        let (code, out) = ovhook_in(&env, r, &["install", "--scope", "project"]);
         assert_eq!(code, 0, "{out}");
     }
-    let (code, out) = env.doctor(&a.join("src"), &[("ZCODE_APP_VERSION", "3.10.2")]);
+    let (code, out) = doctor(&env, &a.join("src"), &[("ZCODE_APP_VERSION", "3.10.2")]);
     assert_eq!(code, 0, "{out}");
     let here = line(&out, "zcode hooks here:");
     assert!(
@@ -157,38 +100,35 @@ fn project_level_is_reported_and_every_project_config_is_listed() {
         );
     }
     // Outside any repository, nothing of ours runs at user level.
-    let (code, out) = env.doctor(&env.home(), &[]);
+    let (code, out) = doctor(&env, env.home(), &[]);
     assert_eq!(code, 1, "{out}");
     assert!(line(&out, "zcode hooks here:").contains("not inside a git repository"));
 }
 
 #[test]
 fn stale_binary_paths_are_flagged_in_user_and_project_configs() {
-    let env = Env::new();
+    let env = machine();
     let repo = env.repo("r");
-    let old = env.dir.path().join("old/ovhook");
-    copy_binary(&old);
-    let (code, out) = env.run(&old, &repo, &["install"], &[]);
+    let old = env.path("old/ovhook");
+    ovhook_copy(&old);
+    let (code, out) = env.run_in(&old, &repo, &["install"], &[]);
     assert_eq!(code, 0, "{out}");
-    let (code, out) = env.run(&old, &repo, &["install", "--scope", "project"], &[]);
+    let (code, out) = env.run_in(&old, &repo, &["install", "--scope", "project"], &[]);
     assert_eq!(code, 0, "{out}");
     // Install names the stable home, which survives the binary it ran from: doctor is clean.
     fs::remove_file(&old).expect("rm");
-    let (code, out) = env.doctor(&repo, &[]);
+    let (code, out) = doctor(&env, &repo, &[]);
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("stale path"), "{out}");
     // Entries an older release wrote name the binary it ran from; that one is gone.
     let stable = env.home().join(".openviking/ovhook/bin/ovhook");
-    for cfg in [
-        env.home().join(".zcode/cli/config.json"),
-        repo.join(".zcode/config.json"),
-    ] {
+    for cfg in [env.zcode_config(), repo.join(".zcode/config.json")] {
         let text = fs::read_to_string(&cfg).expect("read");
         let text = text.replace(&stable.display().to_string(), &old.display().to_string());
         fs::write(&cfg, text).expect("write");
     }
 
-    let (code, out) = env.doctor(&repo, &[]);
+    let (code, out) = doctor(&env, &repo, &[]);
     assert_eq!(code, 1, "{out}");
     let project_cfg = repo.join(".zcode/config.json").display().to_string();
     assert!(
@@ -203,10 +143,10 @@ fn stale_binary_paths_are_flagged_in_user_and_project_configs() {
         "{out}"
     );
     // Re-running install moves every place to this binary; doctor is clean again.
-    let (code, out) = env.ovhook(&env.home(), &["install"]);
+    let (code, out) = ovhook_in(&env, env.home(), &["install"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("moved to this binary"), "{out}");
-    let (code, out) = env.doctor(&repo, &[]);
+    let (code, out) = doctor(&env, &repo, &[]);
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("stale path"), "{out}");
 }
@@ -222,25 +162,25 @@ fn install_plugin(env: &Env) -> PathBuf {
         json!({"name": "openviking", "version": "0.1.0"}).to_string(),
     )
     .expect("manifest");
-    copy_binary(&root.join("bin/ovhook"));
+    ovhook_copy(&root.join("bin/ovhook"));
     root
 }
 
 #[test]
 fn plugin_next_to_config_file_hooks_warns_that_every_event_runs_twice() {
-    let env = Env::new();
+    let env = machine();
     let repo = env.repo("r");
     let root = install_plugin(&env);
     // The plugin alone: healthy, no user config needed.
-    let (code, out) = env.doctor(&repo, &[]);
+    let (code, out) = doctor(&env, &repo, &[]);
     assert_eq!(code, 0, "{out}");
     assert!(line(&out, "zcode plugin:").contains(&root.display().to_string()));
     assert!(!out.contains("run twice"), "{out}");
 
-    let (code, out) = env.ovhook(&repo, &["install"]);
+    let (code, out) = ovhook_in(&env, &repo, &["install"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("run twice"), "install warns too: {out}");
-    let (code, out) = env.doctor(&repo, &[]);
+    let (code, out) = doctor(&env, &repo, &[]);
     assert_eq!(code, 0, "{out}");
     assert!(
         out.lines()
@@ -249,17 +189,17 @@ fn plugin_next_to_config_file_hooks_warns_that_every_event_runs_twice() {
         "{out}"
     );
     // A disabled plugin does not count.
-    let cfg_path = env.home().join(".zcode/cli/config.json");
+    let cfg_path = env.zcode_config();
     let mut cfg: Value = serde_json::from_slice(&fs::read(&cfg_path).expect("r")).expect("j");
     cfg["plugins"] = json!({"enabledPlugins": {"openviking@openviking-local": false}});
     fs::write(&cfg_path, cfg.to_string()).expect("w");
-    let (_, out) = env.doctor(&repo, &[]);
+    let (_, out) = doctor(&env, &repo, &[]);
     assert!(!out.contains("run twice"), "{out}");
     // A plugin whose binary is gone fails.
     cfg["plugins"] = json!({});
     fs::write(&cfg_path, cfg.to_string()).expect("w");
     fs::remove_file(root.join("bin/ovhook")).expect("rm");
-    let (code, out) = env.doctor(&repo, &[]);
+    let (code, out) = doctor(&env, &repo, &[]);
     assert_eq!(code, 1, "{out}");
     assert!(
         out.lines()
@@ -270,14 +210,14 @@ fn plugin_next_to_config_file_hooks_warns_that_every_event_runs_twice() {
 
 #[test]
 fn reinstall_points_a_plugin_linking_to_an_old_binary_at_this_one() {
-    let env = Env::new();
+    let env = machine();
     let root = install_plugin(&env);
     let bin = root.join("bin/ovhook");
     fs::remove_file(&bin).expect("rm");
     std::os::unix::fs::symlink("/nonexistent/old/ovhook", &bin).expect("symlink");
-    let (code, out) = env.doctor(&env.home(), &[]);
+    let (code, out) = doctor(&env, env.home(), &[]);
     assert_eq!(code, 1, "{out}");
-    let (code, out) = env.ovhook(&env.home(), &["install", "--no-mcp"]);
+    let (code, out) = ovhook_in(&env, env.home(), &["install", "--no-mcp"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("moved to this binary: plugin"), "{out}");
     // It links to the stable home, which holds this binary's bytes.
@@ -294,8 +234,8 @@ fn reinstall_points_a_plugin_linking_to_an_old_binary_at_this_one() {
 
 #[test]
 fn version_prints_the_version_and_the_commit() {
-    let env = Env::new();
-    let (code, out) = env.ovhook(&env.home(), &["--version"]);
+    let env = machine();
+    let (code, out) = ovhook_in(&env, env.home(), &["--version"]);
     assert_eq!(code, 0);
     let rest = out
         .trim()
@@ -311,14 +251,14 @@ fn version_prints_the_version_and_the_commit() {
 
 #[test]
 fn a_zcode_json_between_the_folder_and_the_git_root_counts_as_project_level() {
-    let env = Env::new();
+    let env = machine();
     let repo = env.repo("r");
-    let (code, out) = env.ovhook(&repo, &["install", "--scope", "project"]);
+    let (code, out) = ovhook_in(&env, &repo, &["install", "--scope", "project"]);
     assert_eq!(code, 0, "{out}");
     // ZCode also loads `zcode.json` in any folder from the session's folder up to the git root.
     let sub = repo.join("src");
     fs::rename(repo.join(".zcode/config.json"), sub.join("zcode.json")).expect("mv");
-    let (code, out) = env.doctor(&sub, &[("ZCODE_APP_VERSION", "3.10.2")]);
+    let (code, out) = doctor(&env, &sub, &[("ZCODE_APP_VERSION", "3.10.2")]);
     assert_eq!(code, 0, "{out}");
     let here = line(&out, "zcode hooks here:");
     assert!(
@@ -327,6 +267,6 @@ fn a_zcode_json_between_the_folder_and_the_git_root_counts_as_project_level() {
         "{here}"
     );
     // From the repository root the file in src/ is not on the path: nothing runs there.
-    let (code, out) = env.doctor(&repo, &[("ZCODE_APP_VERSION", "3.10.2")]);
+    let (code, out) = doctor(&env, &repo, &[("ZCODE_APP_VERSION", "3.10.2")]);
     assert_eq!(code, 1, "{out}");
 }

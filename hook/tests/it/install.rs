@@ -4,9 +4,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
-use tempfile::TempDir;
+
+use crate::common::Env;
 
 const VALID: [&str; 7] = [
     "SessionStart",
@@ -18,51 +18,28 @@ const VALID: [&str; 7] = [
     "Stop",
 ];
 
-struct Home {
-    dir: TempDir,
+fn backup_path(h: &Env) -> PathBuf {
+    h.home().join(".zcode/cli/config.json.bak")
 }
 
-impl Home {
-    fn new() -> Home {
-        Home {
-            dir: tempfile::tempdir().expect("tempdir"),
-        }
-    }
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-    fn config(&self) -> PathBuf {
-        self.path().join(".zcode/cli/config.json")
-    }
-    fn backup(&self) -> PathBuf {
-        self.path().join(".zcode/cli/config.json.bak")
-    }
-    fn ovcli(&self) -> PathBuf {
-        self.path().join(".openviking/ovcli.conf")
-    }
-    fn cmd(&self, args: &[&str]) -> assert_cmd::assert::Assert {
-        Command::cargo_bin("ovhook")
-            .expect("binary")
-            .env_clear()
-            .env("HOME", self.path())
-            .env("PATH", "/usr/bin:/bin")
-            .current_dir(self.path())
-            .args(args)
-            .assert()
-    }
-    fn install(&self, extra: &[&str]) -> assert_cmd::assert::Assert {
-        let mut args = vec!["install", "--harness", "zcode"];
-        args.extend_from_slice(extra);
-        self.cmd(&args)
-    }
-    fn write_config(&self, v: &Value) {
-        let p = self.config();
-        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        fs::write(&p, serde_json::to_vec_pretty(v).expect("json")).expect("write");
-    }
-    fn read_config(&self) -> Value {
-        serde_json::from_slice(&fs::read(self.config()).expect("read")).expect("json")
-    }
+fn run(h: &Env, args: &[&str]) -> assert_cmd::assert::Assert {
+    h.cmd(args).assert()
+}
+
+fn install(h: &Env, extra: &[&str]) -> assert_cmd::assert::Assert {
+    let mut args = vec!["install", "--harness", "zcode"];
+    args.extend_from_slice(extra);
+    run(h, &args)
+}
+
+fn write_config(h: &Env, v: &Value) {
+    let p = h.zcode_config();
+    fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    fs::write(&p, serde_json::to_vec_pretty(v).expect("json")).expect("write");
+}
+
+fn read_config(h: &Env) -> Value {
+    serde_json::from_slice(&fs::read(h.zcode_config()).expect("read")).expect("json")
 }
 
 fn groups<'a>(cfg: &'a Value, event: &str) -> &'a Vec<Value> {
@@ -87,9 +64,9 @@ fn mode(p: &Path) -> u32 {
 
 #[test]
 fn fresh_install_writes_four_process_hooks_and_the_mcp_server() {
-    let h = Home::new();
-    h.install(&[]).success();
-    let cfg = h.read_config();
+    let h = Env::bare();
+    install(&h, &[]).success();
+    let cfg = read_config(&h);
     assert_eq!(cfg["hooks"]["enabled"], json!(true));
     let events: Vec<&String> = cfg["hooks"]["events"]
         .as_object()
@@ -137,8 +114,8 @@ fn fresh_install_writes_four_process_hooks_and_the_mcp_server() {
         json!("openviking-memory")
     );
     assert!(Path::new(mcp["command"].as_str().expect("cmd")).is_file());
-    assert_eq!(mode(&h.config()), 0o600);
-    assert!(!h.backup().exists());
+    assert_eq!(mode(&h.zcode_config()), 0o600);
+    assert!(!backup_path(&h).exists());
     assert!(
         !h.ovcli().exists(),
         "no credential flags: ovcli.conf untouched"
@@ -147,18 +124,18 @@ fn fresh_install_writes_four_process_hooks_and_the_mcp_server() {
 
 #[test]
 fn reinstall_is_byte_identical_without_backup_churn() {
-    let h = Home::new();
-    h.write_config(&json!({"model": "bigmodel/glm-4.7"}));
-    h.install(&[]).success();
-    let first = fs::read(h.config()).expect("read");
-    let backup = fs::read(h.backup()).expect("backup of the previous file");
-    assert_eq!(mode(&h.backup()), 0o600);
-    h.install(&[])
+    let h = Env::bare();
+    write_config(&h, &json!({"model": "bigmodel/glm-4.7"}));
+    install(&h, &[]).success();
+    let first = fs::read(h.zcode_config()).expect("read");
+    let backup = fs::read(backup_path(&h)).expect("backup of the previous file");
+    assert_eq!(mode(&backup_path(&h)), 0o600);
+    install(&h, &[])
         .success()
         .stdout(predicates::str::contains("already installed"));
-    h.install(&[]).success();
-    assert_eq!(fs::read(h.config()).expect("read"), first);
-    assert_eq!(fs::read(h.backup()).expect("read"), backup);
+    install(&h, &[]).success();
+    assert_eq!(fs::read(h.zcode_config()).expect("read"), first);
+    assert_eq!(fs::read(backup_path(&h)).expect("read"), backup);
 }
 
 fn foreign_config() -> Value {
@@ -187,11 +164,11 @@ fn foreign_config() -> Value {
 
 #[test]
 fn foreign_entries_and_keys_are_kept_in_order_and_uninstall_restores_them() {
-    let h = Home::new();
+    let h = Env::bare();
     let original = foreign_config();
-    h.write_config(&original);
-    h.install(&[]).success();
-    let cfg = h.read_config();
+    write_config(&h, &original);
+    install(&h, &[]).success();
+    let cfg = read_config(&h);
     let top: Vec<&String> = cfg.as_object().expect("obj").keys().collect();
     assert_eq!(top, ["model", "provider", "hooks", "mcp", "plugins"]);
     assert_eq!(cfg["provider"], original["provider"]);
@@ -209,54 +186,54 @@ fn foreign_entries_and_keys_are_kept_in_order_and_uninstall_restores_them() {
         original["mcp"]["servers"]["github"]
     );
 
-    h.cmd(&["uninstall"]).success();
-    assert_eq!(h.read_config(), original);
-    let text = String::from_utf8(fs::read(h.config()).expect("read")).expect("utf8");
+    run(&h, &["uninstall"]).success();
+    assert_eq!(read_config(&h), original);
+    let text = String::from_utf8(fs::read(h.zcode_config()).expect("read")).expect("utf8");
     assert!(text.find("\"model\"") < text.find("\"provider\""));
 }
 
 #[test]
 fn uninstall_removes_empty_containers_and_nothing_else() {
-    let h = Home::new();
-    h.install(&[]).success();
-    h.cmd(&["uninstall", "--harness", "zcode"]).success();
+    let h = Env::bare();
+    install(&h, &[]).success();
+    run(&h, &["uninstall", "--harness", "zcode"]).success();
     assert!(
-        !h.config().exists(),
+        !h.zcode_config().exists(),
         "install created it: uninstall removes it"
     );
-    assert!(!h.path().join(".zcode/cli").exists());
+    assert!(!h.home().join(".zcode/cli").exists());
     // A file the user had comes back as it was, byte for byte.
-    h.write_config(&json!({"model": "m"}));
-    let before = fs::read(h.config()).expect("read");
-    h.install(&[]).success();
-    h.cmd(&["uninstall"]).success();
-    assert_eq!(fs::read(h.config()).expect("read"), before);
+    write_config(&h, &json!({"model": "m"}));
+    let before = fs::read(h.zcode_config()).expect("read");
+    install(&h, &[]).success();
+    run(&h, &["uninstall"]).success();
+    assert_eq!(fs::read(h.zcode_config()).expect("read"), before);
     // Missing file: nothing to do, still success.
-    let h2 = Home::new();
-    h2.cmd(&["uninstall"]).success();
-    assert!(!h2.config().exists());
+    let h2 = Env::bare();
+    run(&h2, &["uninstall"]).success();
+    assert!(!h2.zcode_config().exists());
 }
 
 #[test]
 fn a_foreign_entry_sharing_a_group_with_ours_survives() {
-    let h = Home::new();
-    h.install(&[]).success();
-    let mut cfg = h.read_config();
+    let h = Env::bare();
+    install(&h, &[]).success();
+    let mut cfg = read_config(&h);
     cfg["hooks"]["events"]["Stop"][0]["hooks"]
         .as_array_mut()
         .expect("hooks")
         .push(json!({"type": "process", "command": "/usr/bin/true", "args": []}));
-    h.write_config(&cfg);
-    h.install(&[]).success();
-    let cfg = h.read_config();
+    write_config(&h, &cfg);
+    install(&h, &[]).success();
+    let cfg = read_config(&h);
     assert_eq!(ours(&cfg, "Stop").len(), 1);
     let all: Vec<Value> = groups(&cfg, "Stop")
         .iter()
         .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
         .collect();
     assert!(all.iter().any(|e| e["command"] == json!("/usr/bin/true")));
-    h.cmd(&["uninstall"]).success();
-    let cfg = h.read_config();
+    run(&h, &["uninstall"]).success();
+    let cfg = read_config(&h);
     assert_eq!(
         cfg["hooks"]["events"]["Stop"],
         json!([{"hooks": [{"type": "process", "command": "/usr/bin/true", "args": []}]}])
@@ -272,35 +249,38 @@ fn malformed_config_is_refused_and_left_untouched() {
         "{\"hooks\": {\"events\": {\"Stop\": {}}}}",
         "{\"mcp\": {\"servers\": [1]}}",
     ] {
-        let h = Home::new();
-        let p = h.config();
+        let h = Env::bare();
+        let p = h.zcode_config();
         fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
         fs::write(&p, bad).expect("write");
-        h.install(&[])
+        install(&h, &[])
             .code(1)
             .stderr(predicates::str::contains(p.display().to_string()))
             .stderr(predicates::str::contains("not a valid ZCode config"));
         assert_eq!(fs::read_to_string(&p).expect("read"), bad);
-        assert!(!h.backup().exists());
-        h.cmd(&["uninstall"]).code(1);
+        assert!(!backup_path(&h).exists());
+        run(&h, &["uninstall"]).code(1);
         assert_eq!(fs::read_to_string(&p).expect("read"), bad);
     }
 }
 
 #[test]
 fn unknown_event_keys_are_reported_by_name() {
-    let h = Home::new();
-    h.write_config(&json!({"hooks": {"events": {
-        "SessionEnd": [{"hooks": [{"type": "command", "command": "x", "timeout": 1}]}],
-        "PreCompact": []
-    }}}));
-    h.install(&[])
+    let h = Env::bare();
+    write_config(
+        &h,
+        &json!({"hooks": {"events": {
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "x", "timeout": 1}]}],
+            "PreCompact": []
+        }}}),
+    );
+    install(&h, &[])
         .success()
         .stderr(predicates::str::contains("\"hooks.events.SessionEnd\""))
         .stderr(predicates::str::contains("\"hooks.events.PreCompact\""))
         .stderr(predicates::str::contains("disables EVERY hook"));
     // Foreign keys are reported, not deleted.
-    assert!(h.read_config()["hooks"]["events"]
+    assert!(read_config(&h)["hooks"]["events"]
         .get("SessionEnd")
         .is_some());
 }
@@ -330,12 +310,12 @@ fn node_plugin_config() -> Value {
 
 #[test]
 fn node_plugin_entries_are_replaced_by_exactly_one_group_of_ours() {
-    let h = Home::new();
-    h.write_config(&node_plugin_config());
-    h.install(&[]).success().stdout(predicates::str::contains(
+    let h = Env::bare();
+    write_config(&h, &node_plugin_config());
+    install(&h, &[]).success().stdout(predicates::str::contains(
         "replaced 5 hook entries of the OpenViking Node plugin",
     ));
-    let cfg = h.read_config();
+    let cfg = read_config(&h);
     let text = cfg.to_string();
     assert!(!text.contains(".mjs"), "{text}");
     for ev in ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"] {
@@ -350,23 +330,23 @@ fn node_plugin_entries_are_replaced_by_exactly_one_group_of_ours() {
 
 #[test]
 fn a_users_own_openviking_mcp_server_is_left_alone() {
-    let h = Home::new();
+    let h = Env::bare();
     let theirs = json!({"command": "/opt/ov-mcp", "args": [], "enabled": true});
-    h.write_config(&json!({"mcp": {"servers": {"openviking": theirs}}}));
-    h.install(&[])
+    write_config(&h, &json!({"mcp": {"servers": {"openviking": theirs}}}));
+    install(&h, &[])
         .success()
         .stdout(predicates::str::contains("left as is"));
-    assert_eq!(h.read_config()["mcp"]["servers"]["openviking"], theirs);
-    h.cmd(&["uninstall"]).success();
-    assert_eq!(h.read_config()["mcp"]["servers"]["openviking"], theirs);
+    assert_eq!(read_config(&h)["mcp"]["servers"]["openviking"], theirs);
+    run(&h, &["uninstall"]).success();
+    assert_eq!(read_config(&h)["mcp"]["servers"]["openviking"], theirs);
 }
 
 #[test]
 fn written_hooks_use_only_valid_event_names() {
-    let h = Home::new();
-    h.write_config(&foreign_config());
-    h.install(&[]).success();
-    for key in h.read_config()["hooks"]["events"]
+    let h = Env::bare();
+    write_config(&h, &foreign_config());
+    install(&h, &[]).success();
+    for key in read_config(&h)["hooks"]["events"]
         .as_object()
         .expect("events")
         .keys()
@@ -377,8 +357,8 @@ fn written_hooks_use_only_valid_event_names() {
 
 #[test]
 fn ovcli_conf_is_written_0600_and_merged() {
-    let h = Home::new();
-    let dir = h.path().join(".openviking");
+    let h = Env::bare();
+    let dir = h.home().join(".openviking");
     fs::create_dir_all(&dir).expect("mkdir");
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).expect("chmod");
     fs::write(
@@ -386,14 +366,17 @@ fn ovcli_conf_is_written_0600_and_merged() {
         r#"{"url":"http://old:1","account_id":"old","plugin":{"x":1}}"#,
     )
     .expect("w");
-    h.install(&[
-        "--url",
-        "http://127.0.0.1:1933/",
-        "--api-key",
-        "",
-        "--account",
-        "acme",
-    ])
+    install(
+        &h,
+        &[
+            "--url",
+            "http://127.0.0.1:1933/",
+            "--api-key",
+            "",
+            "--account",
+            "acme",
+        ],
+    )
     .success()
     .stdout(predicates::str::contains("credentials:"));
     let conf: Value = serde_json::from_str(&fs::read_to_string(h.ovcli()).expect("r")).expect("j");
@@ -406,22 +389,21 @@ fn ovcli_conf_is_written_0600_and_merged() {
     assert_eq!(mode(&dir.join("ovcli.conf.bak")), 0o600);
 
     // Unspecified keeps; an empty --account deletes; --api-key sets.
-    h.install(&["--user=zed", "--account", "", "--api-key", "k2"])
-        .success();
+    install(&h, &["--user=zed", "--account", "", "--api-key", "k2"]).success();
     let conf: Value = serde_json::from_str(&fs::read_to_string(h.ovcli()).expect("r")).expect("j");
     assert_eq!(
         conf,
         json!({"url": "http://127.0.0.1:1933", "plugin": {"x": 1}, "api_key": "k2", "user": "zed"})
     );
-    assert!(!String::from_utf8_lossy(&fs::read(h.config()).expect("cfg")).contains("k2"));
+    assert!(!String::from_utf8_lossy(&fs::read(h.zcode_config()).expect("cfg")).contains("k2"));
 }
 
 #[test]
 fn malformed_ovcli_conf_is_refused() {
-    let h = Home::new();
-    fs::create_dir_all(h.path().join(".openviking")).expect("mkdir");
+    let h = Env::bare();
+    fs::create_dir_all(h.home().join(".openviking")).expect("mkdir");
     fs::write(h.ovcli(), "{oops").expect("w");
-    h.install(&["--url", "http://x:1"])
+    install(&h, &["--url", "http://x:1"])
         .code(1)
         .stderr(predicates::str::contains("ovcli.conf is malformed JSON"));
     assert_eq!(fs::read_to_string(h.ovcli()).expect("r"), "{oops");
@@ -429,20 +411,19 @@ fn malformed_ovcli_conf_is_refused() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let h = Home::new();
-    h.install(&["--bogus"]).code(2);
-    h.cmd(&["install", "--harness", "claude"]).code(2);
-    h.install(&["--url"]).code(2);
-    h.cmd(&["uninstall", "--url", "x"]).code(2);
-    assert!(!h.config().exists());
+    let h = Env::bare();
+    install(&h, &["--bogus"]).code(2);
+    run(&h, &["install", "--harness", "claude"]).code(2);
+    install(&h, &["--url"]).code(2);
+    run(&h, &["uninstall", "--url", "x"]).code(2);
+    assert!(!h.zcode_config().exists());
 }
 
 #[test]
 fn home_flag_overrides_home() {
-    let h = Home::new();
+    let h = Env::bare();
     let other = tempfile::tempdir().expect("tempdir");
-    h.install(&["--home", &other.path().to_string_lossy()])
-        .success();
+    install(&h, &["--home", &other.path().to_string_lossy()]).success();
     assert!(other.path().join(".zcode/cli/config.json").is_file());
-    assert!(!h.config().exists());
+    assert!(!h.zcode_config().exists());
 }

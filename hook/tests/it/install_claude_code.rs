@@ -6,51 +6,35 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
-use tempfile::TempDir;
 
-struct Home {
-    dir: TempDir,
+use crate::common::Env;
+
+fn settings_path(h: &Env) -> PathBuf {
+    h.home().join(".claude/settings.json")
 }
 
-impl Home {
-    fn new() -> Home {
-        Home {
-            dir: tempfile::tempdir().expect("tempdir"),
-        }
-    }
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-    fn settings(&self) -> PathBuf {
-        self.path().join(".claude/settings.json")
-    }
-    fn claude_json(&self) -> PathBuf {
-        self.path().join(".claude.json")
-    }
-    fn cmd(&self, args: &[&str]) -> assert_cmd::assert::Assert {
-        Command::cargo_bin("ovhook")
-            .expect("binary")
-            .env_clear()
-            .env("HOME", self.path())
-            .env("PATH", "/usr/bin:/bin")
-            .current_dir(self.path())
-            .args(args)
-            .assert()
-    }
-    fn install(&self, extra: &[&str]) -> assert_cmd::assert::Assert {
-        let mut args = vec!["install", "--harness", "claude-code"];
-        args.extend_from_slice(extra);
-        self.cmd(&args)
-    }
-    fn write(&self, p: &Path, v: &str) {
-        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        fs::write(p, v).expect("write");
-    }
-    fn json(&self, p: &Path) -> Value {
-        serde_json::from_slice(&fs::read(p).expect("read")).expect("json")
-    }
+fn claude_json_path(h: &Env) -> PathBuf {
+    h.home().join(".claude.json")
+}
+
+fn run(h: &Env, args: &[&str]) -> assert_cmd::assert::Assert {
+    h.cmd(args).assert()
+}
+
+fn install(h: &Env, extra: &[&str]) -> assert_cmd::assert::Assert {
+    let mut args = vec!["install", "--harness", "claude-code"];
+    args.extend_from_slice(extra);
+    run(h, &args)
+}
+
+fn write(p: &Path, v: &str) {
+    fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    fs::write(p, v).expect("write");
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_slice(&fs::read(p).expect("read")).expect("json")
 }
 
 fn ours(groups: &Value) -> Vec<&Value> {
@@ -69,17 +53,17 @@ fn ours(groups: &Value) -> Vec<&Value> {
 
 #[test]
 fn install_merges_keeps_foreign_entries_and_uninstall_restores() {
-    let h = Home::new();
+    let h = Env::bare();
     let settings = json!({
         "model": "opus",
         "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}
     });
     let claude_json =
         json!({"numStartups": 4, "mcpServers": {"other": {"type": "stdio", "command": "x"}}});
-    h.write(&h.settings(), &settings.to_string());
-    h.write(&h.claude_json(), &claude_json.to_string());
-    h.install(&["--url", "http://127.0.0.1:1"]).success();
-    let s = h.json(&h.settings());
+    write(&settings_path(&h), &settings.to_string());
+    write(&claude_json_path(&h), &claude_json.to_string());
+    install(&h, &["--url", "http://127.0.0.1:1"]).success();
+    let s = read_json(&settings_path(&h));
     assert_eq!(s["model"], "opus");
     for (event, sub) in [
         ("SessionStart", "session-start"),
@@ -107,7 +91,7 @@ fn install_merges_keeps_foreign_entries_and_uninstall_restores() {
     assert_eq!(pre[0]["matcher"], "Read|Glob|Grep");
     assert!(s["hooks"]["Stop"][0].get("matcher").is_none());
     assert_eq!(s["hooks"]["Stop"].as_array().expect("list").len(), 2);
-    let c = h.json(&h.claude_json());
+    let c = read_json(&claude_json_path(&h));
     assert_eq!(c["numStartups"], 4);
     assert_eq!(c["mcpServers"]["other"]["command"], "x");
     let mcp = &c["mcpServers"]["openviking"];
@@ -115,49 +99,54 @@ fn install_merges_keeps_foreign_entries_and_uninstall_restores() {
     assert_eq!(mcp["args"], json!(["mcp"]));
     // Backups of what was there.
     assert_eq!(
-        h.json(&h.path().join(".claude/settings.json.bak")),
+        read_json(&h.home().join(".claude/settings.json.bak")),
         settings
     );
-    assert_eq!(h.json(&h.path().join(".claude.json.bak")), claude_json);
+    assert_eq!(read_json(&h.home().join(".claude.json.bak")), claude_json);
     // Idempotent.
     let before = (
-        fs::read(h.settings()).expect("r"),
-        fs::read(h.claude_json()).expect("r"),
+        fs::read(settings_path(&h)).expect("r"),
+        fs::read(claude_json_path(&h)).expect("r"),
     );
-    h.install(&[]).success();
+    install(&h, &[]).success();
     assert_eq!(
         (
-            fs::read(h.settings()).expect("r"),
-            fs::read(h.claude_json()).expect("r")
+            fs::read(settings_path(&h)).expect("r"),
+            fs::read(claude_json_path(&h)).expect("r")
         ),
         before
     );
-    h.cmd(&["doctor"])
-        .stdout(predicates::str::contains("ok claude-code SessionEnd"));
+    run(&h, &["doctor"]).stdout(predicates::str::contains("ok claude-code SessionEnd"));
     // Clean uninstall: every foreign entry, nothing of ours.
-    h.cmd(&["uninstall"]).success();
-    assert_eq!(h.json(&h.settings()), settings);
-    assert_eq!(h.json(&h.claude_json()), claude_json);
+    run(&h, &["uninstall"]).success();
+    assert_eq!(read_json(&settings_path(&h)), settings);
+    assert_eq!(read_json(&claude_json_path(&h)), claude_json);
 }
 
 #[test]
 fn no_mcp_fresh_home_and_uninstall_leaves_nothing() {
-    let h = Home::new();
-    h.install(&["--no-mcp"]).success();
-    assert_eq!(ours(&h.json(&h.settings())["hooks"]["Stop"]).len(), 1);
+    let h = Env::bare();
+    install(&h, &["--no-mcp"]).success();
+    assert_eq!(
+        ours(&read_json(&settings_path(&h))["hooks"]["Stop"]).len(),
+        1
+    );
     assert!(
-        !h.claude_json().exists(),
+        !claude_json_path(&h).exists(),
         "--no-mcp writes no ~/.claude.json"
     );
-    h.install(&[]).success();
-    assert!(h.json(&h.claude_json())["mcpServers"]["openviking"].is_object());
-    h.install(&["--no-mcp"]).success();
+    install(&h, &[]).success();
+    assert!(read_json(&claude_json_path(&h))["mcpServers"]["openviking"].is_object());
+    install(&h, &["--no-mcp"]).success();
     assert!(
-        h.json(&h.claude_json()).get("mcpServers").is_none(),
+        read_json(&claude_json_path(&h)).get("mcpServers").is_none(),
         "--no-mcp takes our server out again"
     );
-    h.cmd(&["uninstall"]).success();
-    assert!(!h.settings().exists(), "a file install created is removed");
+    run(&h, &["uninstall"]).success();
+    assert!(
+        !settings_path(&h).exists(),
+        "a file install created is removed"
+    );
 }
 
 #[test]
@@ -168,15 +157,15 @@ fn malformed_files_are_refused_and_left_untouched() {
         (".claude/settings.json", r#"{"hooks": {"Stop": {}}}"#),
         (".claude.json", r#"{"mcpServers": []}"#),
     ] {
-        let h = Home::new();
-        let p = h.path().join(file);
-        h.write(&p, content);
-        h.install(&[]).failure();
+        let h = Env::bare();
+        let p = h.home().join(file);
+        write(&p, content);
+        install(&h, &[]).failure();
         assert_eq!(fs::read_to_string(&p).expect("read"), content, "{file}");
         let other = if file == ".claude.json" {
-            h.settings()
+            settings_path(&h)
         } else {
-            h.claude_json()
+            claude_json_path(&h)
         };
         assert!(!other.exists(), "nothing half written: {}", other.display());
     }

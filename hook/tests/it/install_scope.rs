@@ -5,59 +5,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::str::contains;
 use serde_json::{json, Value};
-use tempfile::TempDir;
 
-struct Env {
-    dir: TempDir,
-}
+use crate::common::{ovhook_copy, Env};
 
-impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir().expect("tempdir");
-        fs::create_dir_all(dir.path().join("home")).expect("home");
-        Env { dir }
-    }
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-    /// A repository at `rel` (a `.git` folder), with a nested folder `sub/dir`.
-    fn repo(&self, rel: &str) -> PathBuf {
-        let root = self.path(rel);
-        fs::create_dir_all(root.join(".git")).expect("git");
-        fs::create_dir_all(root.join("sub/dir")).expect("sub");
-        fs::canonicalize(root).expect("canon")
-    }
-    fn user_config(&self) -> PathBuf {
-        self.home().join(".zcode/cli/config.json")
-    }
-    fn agents_mcp(&self) -> PathBuf {
-        self.home().join(".agents/mcp.json")
-    }
-    fn manifest(&self) -> PathBuf {
-        self.home().join(".openviking/ovhook/installs.json")
-    }
-    fn cmd_with(&self, bin: &Path, args: &[&str]) -> Command {
-        let mut c = Command::new(bin);
-        c.env_clear()
-            .env("HOME", self.home())
-            .env("PATH", "/usr/bin:/bin")
-            .current_dir(self.home())
-            .args(args);
-        c
-    }
-    fn cmd(&self, args: &[&str]) -> Command {
-        self.cmd_with(&ovhook(), args)
-    }
-}
-
-fn ovhook() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_ovhook"))
+/// `~/.agents/mcp.json`.
+fn agents_mcp(env: &Env) -> PathBuf {
+    env.home().join(".agents/mcp.json")
 }
 
 fn read(p: &Path) -> Value {
@@ -93,7 +48,7 @@ fn our_commands(cfg: &Value) -> Vec<String> {
 
 #[test]
 fn project_scope_merges_only_our_hooks_at_the_git_root_and_records_it() {
-    let env = Env::new();
+    let env = Env::bare();
     let root = env.repo("repo");
     let cfg_path = root.join(".zcode/config.json");
     let theirs = json!({
@@ -147,10 +102,10 @@ fn project_scope_merges_only_our_hooks_at_the_git_root_and_records_it() {
     );
     assert!(cfg.get("mcp").is_none(), "no MCP server in a project file");
     // Credentials went to the user's ovcli.conf; the user's ZCode config is not touched.
-    let ovcli = read(&env.home().join(".openviking/ovcli.conf"));
+    let ovcli = read(&env.ovcli());
     assert_eq!(ovcli["api_key"], json!(secret));
-    assert!(!env.user_config().exists());
-    assert!(!env.agents_mcp().exists());
+    assert!(!env.zcode_config().exists());
+    assert!(!agents_mcp(&env).exists());
     let manifest = read(&env.manifest());
     assert_eq!(
         manifest["projects"],
@@ -160,7 +115,7 @@ fn project_scope_merges_only_our_hooks_at_the_git_root_and_records_it() {
 
 #[test]
 fn project_root_is_found_from_the_current_folder_and_a_worktree_git_file_counts() {
-    let env = Env::new();
+    let env = Env::bare();
     let main = env.repo("main");
     let wt = env.path("wt");
     fs::create_dir_all(wt.join("deep")).expect("wt");
@@ -181,7 +136,7 @@ fn project_root_is_found_from_the_current_folder_and_a_worktree_git_file_counts(
 
 #[test]
 fn project_scope_outside_a_repository_is_refused() {
-    let env = Env::new();
+    let env = Env::bare();
     let dir = env.path("plain");
     fs::create_dir_all(&dir).expect("mkdir");
     env.cmd(&[
@@ -206,13 +161,13 @@ fn project_scope_outside_a_repository_is_refused() {
 
 #[test]
 fn uninstall_removes_every_recorded_place_and_says_where_the_journals_are() {
-    let env = Env::new();
+    let env = Env::bare();
     let created = env.repo("a");
     let existing = env.repo("b");
     let theirs = json!({"model": "m", "hooks": {"enabled": false}});
     write(&existing.join(".zcode/config.json"), &theirs);
     let user_theirs = json!({"mcp": {"servers": {"github": {"command": "gh"}}}});
-    write(&env.user_config(), &user_theirs);
+    write(&env.zcode_config(), &user_theirs);
     env.cmd(&["install"]).assert().success();
     for r in [&created, &existing] {
         env.cmd(&[
@@ -245,11 +200,11 @@ fn uninstall_removes_every_recorded_place_and_says_where_the_journals_are() {
     assert_eq!(restored["model"], json!("m"));
     assert!(our_commands(&restored).is_empty());
     assert!(restored.get("mcp").is_none());
-    let user = read(&env.user_config());
+    let user = read(&env.zcode_config());
     assert!(our_commands(&user).is_empty());
     assert_eq!(user["mcp"], user_theirs["mcp"]);
     assert!(
-        !env.agents_mcp().exists(),
+        !agents_mcp(&env).exists(),
         "install created it; uninstall removes it"
     );
     // Nothing of ours is left but the journals and the record that the harnesses were
@@ -271,7 +226,7 @@ fn uninstall_removes_every_recorded_place_and_says_where_the_journals_are() {
 
 #[test]
 fn uninstall_of_one_project_leaves_the_others() {
-    let env = Env::new();
+    let env = Env::bare();
     let a = env.repo("a");
     let b = env.repo("b");
     for r in [&a, &b] {
@@ -298,13 +253,13 @@ fn uninstall_of_one_project_leaves_the_others() {
 
 #[test]
 fn no_mcp_installs_hooks_only_and_the_desktop_mcp_list_follows() {
-    let env = Env::new();
+    let env = Env::bare();
     write(
-        &env.agents_mcp(),
+        &agents_mcp(&env),
         &json!({"mcpServers": {"github": {"command": "gh-mcp", "args": []}}}),
     );
     env.cmd(&["install"]).assert().success();
-    let agents = read(&env.agents_mcp());
+    let agents = read(&agents_mcp(&env));
     assert_eq!(agents["mcpServers"]["github"]["command"], json!("gh-mcp"));
     let ours = &agents["mcpServers"]["openviking"];
     assert_eq!(ours["args"], json!(["mcp"]));
@@ -313,30 +268,30 @@ fn no_mcp_installs_hooks_only_and_the_desktop_mcp_list_follows() {
         ours["env"]["OPENVIKING_INTEGRATION_ID"],
         json!("openviking-memory")
     );
-    assert!(read(&env.user_config())["mcp"]["servers"]["openviking"].is_object());
+    assert!(read(&env.zcode_config())["mcp"]["servers"]["openviking"].is_object());
 
     env.cmd(&["install", "--no-mcp"])
         .assert()
         .success()
         .stdout(contains("not installed (--no-mcp)"));
-    let cfg = read(&env.user_config());
+    let cfg = read(&env.zcode_config());
     assert_eq!(our_commands(&cfg).len(), 4);
     assert!(cfg.get("mcp").is_none(), "{cfg}");
     assert_eq!(
-        read(&env.agents_mcp()),
+        read(&agents_mcp(&env)),
         json!({"mcpServers": {"github": {"command": "gh-mcp", "args": []}}})
     );
 
-    let fresh = Env::new();
+    let fresh = Env::bare();
     fresh.cmd(&["install", "--no-mcp"]).assert().success();
-    assert!(!fresh.agents_mcp().exists());
-    assert!(read(&fresh.user_config()).get("mcp").is_none());
+    assert!(!agents_mcp(&fresh).exists());
+    assert!(read(&fresh.zcode_config()).get("mcp").is_none());
 }
 
 #[test]
 fn api_key_from_stdin_or_environment_never_in_argv() {
-    let env = Env::new();
-    let conf = env.home().join(".openviking/ovcli.conf");
+    let env = Env::bare();
+    let conf = env.ovcli();
     let out = env
         .cmd(&["install", "--api-key", "-"])
         .write_stdin("sk-from-stdin-42\n")
@@ -361,7 +316,7 @@ fn api_key_from_stdin_or_environment_never_in_argv() {
         .success();
     assert_eq!(read(&conf)["api_key"], json!("sk-stdin-wins"));
     for key in ["sk-from-stdin-42", "sk-from-env-7", "sk-stdin-wins"] {
-        assert!(!fs::read_to_string(env.user_config())
+        assert!(!fs::read_to_string(env.zcode_config())
             .expect("cfg")
             .contains(key));
     }
@@ -377,12 +332,7 @@ fn api_key_from_stdin_or_environment_never_in_argv() {
 
 /// A copy of the ovhook binary at another path, as after an upgrade that moved it.
 fn moved_binary(env: &Env, rel: &str) -> PathBuf {
-    let p = env.path(rel);
-    fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    if fs::hard_link(ovhook(), &p).is_err() {
-        fs::copy(ovhook(), &p).expect("copy");
-    }
-    fs::canonicalize(p).expect("canon")
+    ovhook_copy(&env.path(rel))
 }
 
 /// `<home>/.openviking/ovhook/bin/ovhook`: what every entry names.
@@ -404,28 +354,28 @@ fn as_an_older_release_wrote(env: &Env, files: &[PathBuf], old: &str) {
 
 #[test]
 fn install_from_a_moved_binary_names_the_stable_home_and_moves_older_paths_there() {
-    let env = Env::new();
+    let env = Env::bare();
     let old = moved_binary(&env, "old/bin/ovhook");
     let repo = env.repo("repo");
-    env.cmd_with(&old, &["install"]).assert().success();
-    env.cmd_with(&old, &["install", "--project", &repo.to_string_lossy()])
+    env.cmd_of(&old, &["install"]).assert().success();
+    env.cmd_of(&old, &["install", "--project", &repo.to_string_lossy()])
         .assert()
         .success();
     let old_s = old.to_string_lossy().into_owned();
     let stable_s = stable(&env);
-    assert!(our_commands(&read(&env.user_config()))
+    assert!(our_commands(&read(&env.zcode_config()))
         .iter()
         .all(|c| *c == stable_s));
     // The binary install ran from may go: the hooks do not name it.
     fs::remove_file(&old).expect("rm");
-    env.cmd_with(Path::new(&stable_s), &["--version"])
+    env.cmd_of(Path::new(&stable_s), &["--version"])
         .assert()
         .success();
 
     let project = repo.join(".zcode/config.json");
     as_an_older_release_wrote(
         &env,
-        &[env.user_config(), env.agents_mcp(), project.clone()],
+        &[env.zcode_config(), agents_mcp(&env), project.clone()],
         &old_s,
     );
     env.cmd(&["install"])
@@ -433,7 +383,7 @@ fn install_from_a_moved_binary_names_the_stable_home_and_moves_older_paths_there
         .success()
         .stdout(contains("moved to this binary"))
         .stdout(contains(project.display().to_string()));
-    for file in [env.user_config(), project.clone()] {
+    for file in [env.zcode_config(), project.clone()] {
         let cmds = our_commands(&read(&file));
         assert_eq!(cmds.len(), 4);
         assert!(
@@ -443,30 +393,30 @@ fn install_from_a_moved_binary_names_the_stable_home_and_moves_older_paths_there
         );
     }
     assert_eq!(
-        read(&env.user_config())["mcp"]["servers"]["openviking"]["command"],
+        read(&env.zcode_config())["mcp"]["servers"]["openviking"]["command"],
         json!(stable_s)
     );
     assert_eq!(
-        read(&env.agents_mcp())["mcpServers"]["openviking"]["command"],
+        read(&agents_mcp(&env))["mcpServers"]["openviking"]["command"],
         json!(stable_s)
     );
     assert!(read(&project).get("mcp").is_none());
     // Nothing names the old binary any more.
-    for file in [env.user_config(), env.agents_mcp(), project] {
+    for file in [env.zcode_config(), agents_mcp(&env), project] {
         assert!(!fs::read_to_string(&file).expect("read").contains(&old_s));
     }
 }
 
 #[test]
 fn a_move_keeps_what_each_place_held_and_reaches_every_harness() {
-    let env = Env::new();
+    let env = Env::bare();
     let old_s = "/nonexistent/old/bin/ovhook";
     env.cmd(&["install", "--no-mcp"]).assert().success();
     env.cmd(&["install", "--harness", "claude-code"])
         .assert()
         .success();
     let claude_settings = env.home().join(".claude/settings.json");
-    as_an_older_release_wrote(&env, &[env.user_config(), claude_settings.clone()], old_s);
+    as_an_older_release_wrote(&env, &[env.zcode_config(), claude_settings.clone()], old_s);
 
     // A project install moves every user place of every harness to the stable home.
     let repo = env.repo("repo");
@@ -475,13 +425,13 @@ fn a_move_keeps_what_each_place_held_and_reaches_every_harness() {
         .success()
         .stdout(contains("moved to this binary"));
     let stable_s = stable(&env);
-    let user = read(&env.user_config());
+    let user = read(&env.zcode_config());
     assert!(our_commands(&user).iter().all(|c| *c == stable_s));
     assert!(
         user.get("mcp").is_none(),
         "--no-mcp is kept by the move: {user}"
     );
-    assert!(!env.agents_mcp().exists());
+    assert!(!agents_mcp(&env).exists());
     let claude = fs::read_to_string(&claude_settings).expect("claude settings");
     assert!(
         !claude.contains(old_s) && claude.contains(&stable_s),
@@ -491,7 +441,7 @@ fn a_move_keeps_what_each_place_held_and_reaches_every_harness() {
 
 #[test]
 fn uninstall_removes_the_binary_last_once_no_harness_names_it() {
-    let env = Env::new();
+    let env = Env::bare();
     env.cmd(&["install"]).assert().success();
     env.cmd(&["install", "--harness", "claude-code"])
         .assert()
@@ -501,7 +451,7 @@ fn uninstall_removes_the_binary_last_once_no_harness_names_it() {
         .assert()
         .success()
         .stdout(contains("kept: "))
-        .stdout(contains(env.user_config().display().to_string()));
+        .stdout(contains(env.zcode_config().display().to_string()));
     assert!(Path::new(&stable_s).is_file(), "ZCode still runs it");
     assert!(env.home().join(".openviking/ovhook/bin/ovreplay").is_file());
     env.cmd(&["uninstall"])

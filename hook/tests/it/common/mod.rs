@@ -1,7 +1,7 @@
-//! Shared by the hook integration tests (`hooks_*.rs`, `exactly_once*.rs`): the real
-//! `ovhook` binary run as ZCode runs it (payload on stdin, a clean environment), ZCode's
-//! rollout written by hand in the `model_io` format, the journal read back, and the real
-//! OpenViking server (`OVHOOK_TEST_URL`) read back.
+//! Shared by the hook integration tests: one fake machine ([`Env`]) on which the real `ovhook`
+//! binary runs as an agent runs it (payload on stdin, a clean environment) or as a user runs
+//! install, uninstall and doctor; ZCode's rollout written by hand in the `model_io` format, the
+//! journal read back, and the real OpenViking server (`OVHOOK_TEST_URL`) read back.
 #![allow(dead_code)] // NOTE: each test binary uses a different subset.
 
 use std::io::Write;
@@ -90,21 +90,26 @@ fn xxh(s: &str) -> u64 {
     h
 }
 
-/// One fake machine: a temp HOME, the state root inside it, the environment ovhook sees.
+/// One fake machine: a temp folder holding the HOME (`<tmp>/home`) and, beside it, repositories
+/// and binaries a test places outside the HOME; the environment ovhook sees (nothing inherited
+/// but what `vars` says).
 pub struct Env {
-    pub home: tempfile::TempDir,
+    root: tempfile::TempDir,
+    home: PathBuf,
     pub vars: Vec<(String, String)>,
 }
 
 impl Env {
-    /// No server: `OPENVIKING_URL=off` (journal only, no network). Without it, ovhook would
-    /// use OpenViking's local default `http://127.0.0.1:1933`, whatever runs there.
+    /// A machine as the hooks see it: no server (`OPENVIKING_URL=off`: journal only, no network;
+    /// without it ovhook would use OpenViking's local default `http://127.0.0.1:1933`, whatever
+    /// runs there), the state root at `<home>/state` (`OVHOOK_STATE_DIR`), the caller's PATH.
     pub fn new() -> Env {
-        let home = tempfile::tempdir().expect("tempdir");
-        Env {
-            home,
-            vars: vec![("OPENVIKING_URL".to_owned(), "off".to_owned())],
-        }
+        let mut e = Env::bare();
+        e.set("PATH", &std::env::var("PATH").unwrap_or_default());
+        let state = e.home().join("state");
+        e.set("OVHOOK_STATE_DIR", &state.to_string_lossy());
+        e.set("OPENVIKING_URL", "off");
+        e
     }
 
     /// Talking to the server at `url`.
@@ -112,6 +117,20 @@ impl Env {
         let mut e = Env::new();
         e.set("OPENVIKING_URL", url);
         e
+    }
+
+    /// A machine as a user has it, for install, uninstall and doctor: only HOME and
+    /// `PATH=/usr/bin:/bin` (no agent CLI found on it), the state root at its default under the
+    /// HOME (`~/.openviking/ovhook`, where the install manifest lives), OpenViking's defaults.
+    pub fn bare() -> Env {
+        let root = tempfile::tempdir().expect("tempdir");
+        let home = root.path().join("home");
+        std::fs::create_dir_all(&home).expect("home");
+        Env {
+            root,
+            home,
+            vars: vec![("PATH".to_owned(), "/usr/bin:/bin".to_owned())],
+        }
     }
 
     pub fn set(&mut self, k: &str, v: &str) -> &mut Env {
@@ -125,13 +144,51 @@ impl Env {
         self
     }
 
-    pub fn home(&self) -> &Path {
-        self.home.path()
+    /// The value of a variable of this machine's environment.
+    pub fn var(&self, k: &str) -> Option<String> {
+        self.vars
+            .iter()
+            .find(|(a, _)| a == k)
+            .map(|(_, v)| v.clone())
     }
 
-    /// `OVHOOK_STATE_DIR`.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// `<tmp>/<rel>`: beside the HOME, not inside it.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.path().join(rel)
+    }
+
+    /// A repository at `<tmp>/<rel>` (a `.git` folder) with the nested folders `src` and
+    /// `sub/dir`, canonicalised.
+    pub fn repo(&self, rel: &str) -> PathBuf {
+        let root = self.path(rel);
+        std::fs::create_dir_all(root.join(".git")).expect("git");
+        std::fs::create_dir_all(root.join("src")).expect("src");
+        std::fs::create_dir_all(root.join("sub/dir")).expect("sub");
+        std::fs::canonicalize(root).expect("canon")
+    }
+
+    /// The state root, as ovhook computes it in this environment.
     pub fn state(&self) -> PathBuf {
-        self.home.path().join("state")
+        ov_engine::paths::state_root_from(&|k| self.var(k), self.home())
+    }
+
+    /// `~/.openviking/ovcli.conf`.
+    pub fn ovcli(&self) -> PathBuf {
+        self.home().join(".openviking/ovcli.conf")
+    }
+
+    /// The install manifest (the projects installed into).
+    pub fn manifest(&self) -> PathBuf {
+        self.state().join("installs.json")
+    }
+
+    /// ZCode's user configuration, `~/.zcode/cli/config.json`.
+    pub fn zcode_config(&self) -> PathBuf {
+        self.home().join(".zcode/cli/config.json")
     }
 
     /// The journal directory of a native session id.
@@ -139,19 +196,66 @@ impl Env {
         ov_engine::paths::journal_dir(&self.state(), sid)
     }
 
-    /// `ovhook <args>` with a clean environment (nothing inherited but PATH).
+    /// `ovhook <args>` with this machine's environment only, run in the HOME.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ovhook"));
+        self.command_of(&ovhook(), args)
+    }
+
+    /// `bin <args>` (a copy of ovhook, another binary) with this machine's environment only,
+    /// run in the HOME.
+    pub fn command_of(&self, bin: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new(bin);
         cmd.args(args)
             .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
-            .env("OVHOOK_STATE_DIR", self.state())
             .current_dir(self.home());
         for (k, v) in &self.vars {
             cmd.env(k, v);
         }
         cmd
+    }
+
+    /// `ovhook <args>` as an assert_cmd command, for the install and doctor tests.
+    pub fn cmd(&self, args: &[&str]) -> assert_cmd::Command {
+        assert_cmd::Command::from_std(self.command(args))
+    }
+
+    /// `bin <args>` as an assert_cmd command.
+    pub fn cmd_of(&self, bin: &Path, args: &[&str]) -> assert_cmd::Command {
+        assert_cmd::Command::from_std(self.command_of(bin, args))
+    }
+
+    /// Runs `bin <args>` in `cwd` with `extra` variables: its exit code, then stdout and stderr.
+    /// A binary copied by this process may for a moment still be open for writing in a child
+    /// forked by another test thread (ETXTBSY): the spawn is retried.
+    pub fn run_in(
+        &self,
+        bin: &Path,
+        cwd: &Path,
+        args: &[&str],
+        extra: &[(&str, &str)],
+    ) -> (i32, String) {
+        const ETXTBSY: i32 = 26;
+        let mut tries = 0;
+        let out = loop {
+            let res = self
+                .command_of(bin, args)
+                .envs(extra.iter().copied())
+                .current_dir(cwd)
+                .output();
+            match res {
+                Err(e) if e.raw_os_error() == Some(ETXTBSY) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => break other.expect("run"),
+            }
+        };
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
     }
 
     /// Runs `ovhook <args>` with `stdin`, with extra variables; panics on a hang.
@@ -302,6 +406,21 @@ impl Env {
     pub fn rollout(&self, sid: &str) -> PathBuf {
         ov_engine::paths::zcode_rollout(self.home(), sid)
     }
+}
+
+/// The ovhook binary under test.
+pub fn ovhook() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_ovhook"))
+}
+
+/// A copy of the ovhook binary at `dest` (a hard link when the filesystem allows), as after an
+/// upgrade that moved it; canonicalised.
+pub fn ovhook_copy(dest: &Path) -> PathBuf {
+    std::fs::create_dir_all(dest.parent().expect("parent")).expect("mkdir");
+    if std::fs::hard_link(ovhook(), dest).is_err() {
+        std::fs::copy(ovhook(), dest).expect("copy");
+    }
+    std::fs::canonicalize(dest).expect("canon")
 }
 
 /// A turn as ZCode plays it: UPS, one rollout line, Stop.
