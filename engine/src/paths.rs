@@ -1,4 +1,5 @@
-//! Where ovhook keeps its files, and where ZCode keeps its own.
+//! Where ovhook keeps its files, and where ZCode keeps its rollout (the other agents' transcript
+//! paths are their harnesses' business: a payload names them or the hook side finds them).
 //!
 //! Invariant: every folder ovhook creates is 0700 and every file 0600, because
 //! journals hold conversation text.

@@ -1,4 +1,4 @@
-//! Starting the worker so that ZCode never waits on it.
+//! Starting the worker so that the agent never waits on it.
 //!
 //! The child runs in a new session (setsid), with stdin, stdout and stderr on
 //! /dev/null: a descendant holding the hook's pipes makes the agent wait

@@ -1,8 +1,8 @@
 //! `ovhook worker --session <id>`: the detached Stop worker of one session.
 //!
 //! It builds the session's context (configuration read fresh, the harness's transcript file,
-//! the OpenViking client as transport) and runs the engine's
-//! worker protocol. Exit status is irrelevant (nobody waits); problems are
+//! the OpenViking client as transport) and runs the engine's worker protocol. Exit status is
+//! irrelevant (nobody waits); problems are
 //! journaled and logged.
 
 use std::path::Path;

@@ -1,5 +1,5 @@
-//! `ovreplay`: inspect, verify and replay ovhook journals, and play recorded ZCode sessions
-//! through the real `ovhook` binary (`simulate`).
+//! `ovreplay`: inspect, verify and replay ovhook journals (of every agent ovhook serves), and play
+//! recorded ZCode and Claude Code sessions through the real `ovhook` binary (`simulate`).
 //!
 //! Exit codes: 0 ok, 1 user error or failed check, 2 usage, 255 internal error; a broken
 //! pipe on stdout exits 0.

@@ -10,7 +10,7 @@
 //! sets a planned message whose content holds a stand-in aside with its reason
 //! ([`set_aside_reason`]), and it is never sent.
 //!
-//! The prefix starts with a NUL character, which no prompt or answer ZCode writes begins
+//! The prefix starts with a NUL character, which no prompt or answer an agent writes begins
 //! with; a text that carries one anyway is set aside too, never sent as a stand-in.
 
 /// The largest message text carried and sent, in bytes of UTF-8.

@@ -2,21 +2,22 @@
 //!
 //! # Context
 //!
-//! ZCode kills a hook at its installed `timeoutMs` and the user waits meanwhile. Every step of
+//! Every agent kills a hook at the timeout its installed entry names (ZCode's `timeoutMs`,
+//! Claude Code's `timeout`, ...) and the user waits meanwhile. Every step of
 //! a hook (reading stdin, loading configuration, each request to the server) takes its time out
 //! of one budget that starts when the process starts, so no input, file or server can make a
 //! hook run longer than its budget, whatever the configuration says.
 //!
 //! # Design
 //!
-//! | event | budget | installed `timeoutMs` |
+//! | event | budget | installed timeout (ZCode's `timeoutMs`) |
 //! |---|---|---|
 //! | SessionStart | 5 s | 15 s |
 //! | UserPromptSubmit | 6 s | 10 s |
 //! | PreToolUse | 3 s | 5 s |
 //! | Stop | 3 s | 10 s |
 //!
-//! stdin gets at most a third of the budget (1 s to 1.5 s here): ZCode writes the payload at
+//! stdin gets at most a third of the budget (1 s to 1.5 s here): an agent writes the payload at
 //! once, so a stdin still open and silent after that is a fault, not a slow writer. Requests
 //! get what is left, less [`Budget::RESERVE`] for journaling and printing.
 //!

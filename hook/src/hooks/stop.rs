@@ -1,5 +1,6 @@
 //! Stop: journal the turn's end durably, start the detached worker, return.
-//! Prints nothing (ZCode would render Stop context as an assistant message).
+//! Prints nothing (ZCode would render Stop context as an assistant message, and no agent reads
+//! an answer to Stop as context).
 
 use ov_engine::event::{HookKind, WorkerReason};
 
