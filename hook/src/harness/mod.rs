@@ -25,7 +25,9 @@
 //! Shared by several: [`input`] (the flat JSON payload parser and its field tables),
 //! [`payload_only`] (a harness whose payloads carry everything: Qwen, Codex), [`context_fit`]
 //! (fitting injected text under a cap), [`transcript_file`] (a session's transcript file: the
-//! harness says where it is and which engine reader parses it).
+//! harness says where it is and which engine reader parses it), [`transcript_tail`] (the last
+//! whole lines of a transcript, for a harness whose hook reads its turn from the transcript its
+//! payload names).
 
 pub mod claude_code;
 pub mod codex;
@@ -37,6 +39,7 @@ pub mod opencode;
 pub mod payload_only;
 pub mod qwen;
 pub mod transcript_file;
+pub mod transcript_tail;
 pub mod zcode;
 
 use std::path::Path;
@@ -87,6 +90,13 @@ pub trait Harness: Sync {
     /// (Copilot CLI): the prompt then serves recall only, and the transcript's is captured.
     fn payload_prompt_captured(&self) -> bool {
         true
+    }
+    /// The line a hook prints when it has nothing else to say, for a harness that reads
+    /// silence as a failure (Cursor blocks a file read whose hook printed nothing). Printed
+    /// on every path without output, a caught panic's included.
+    fn pass_output(&self, event: HookEvent) -> Option<String> {
+        let _ = event;
+        None
     }
     /// Where ovhook is installed into this harness: its configuration files and how our
     /// entries live in them. Its [`InstallTarget::name`] is [`Harness::name`].
