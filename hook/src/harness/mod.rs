@@ -1,10 +1,9 @@
 //! Harness-specific wire formats behind one interface.
 //!
-//! Each harness (ZCode, Claude Code, Qwen Code, Codex CLI, Copilot CLI, Gemini CLI, OpenCode,
-//! Kilo Code) keeps its payload fields, output rules, transcript reader, install target and
-//! doctor checks in its own folder and implements [`Harness`]; the journal, projector,
-//! planner, client and outbox never learn which harness fed them (events carry the harness's
-//! name as data).
+//! Each harness (the table below) keeps its payload fields, output rules, transcript reader,
+//! install target and doctor checks in its own folder and implements [`Harness`]; the journal,
+//! projector, planner, client and outbox never learn which harness fed them (events carry the
+//! harness's name as data).
 //!
 //! [`ALL`] is the only list of harnesses: install, uninstall, doctor, `--harness` and the
 //! hooks find every harness through it. Adding one is its folder and one line of [`ALL`]; a
@@ -140,8 +139,7 @@ pub const ALL: [&dyn Harness; 8] = [
     &opencode::KILO,
 ];
 
-/// The harness named `name` (`zcode`, `claude-code`, `qwen`, `codex`, `copilot`, `gemini`,
-/// `opencode`, `kilo`), if it is one.
+/// The harness named `name` (one of [`names`]), if it is one.
 pub fn named(name: &str) -> Option<&'static dyn Harness> {
     ALL.into_iter().find(|h| h.name() == name)
 }
