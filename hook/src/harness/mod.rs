@@ -20,6 +20,7 @@
 //! | `copilot` | `copilot/wire.rs` | `copilot/output.rs` | `copilot/transcript.rs`, read by `ov_engine::transcript::copilot` | `copilot/install_target.rs` | `doctor/agents.rs` |
 //! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript.rs`, read by `ov_engine::transcript::gemini` | `gemini/install_target.rs` (its entry shape over `install/hook_groups.rs`) | `doctor/agents.rs` |
 //! | `opencode`, `kilo` | `opencode/wire.rs` (what the shim `opencode/plugin.js` sends) | `opencode/output.rs` (what the shim acts on) | none (payloads carry the turn) | `opencode/install_target.rs` (the `plugin` list; the shim beside the binary) | `doctor/agents.rs` |
+//! | `cursor` | `cursor/wire.rs` | `cursor/output.rs` | none: stop's answer is read from the transcript its payload names (`cursor/transcript.rs`) | `cursor/install_target.rs` | `doctor/agents.rs` |
 //!
 //! Shared by several: [`input`] (the flat JSON payload parser and its field tables),
 //! [`payload_only`] (a harness whose payloads carry everything: Qwen, Codex), [`context_fit`]
@@ -32,6 +33,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod context_fit;
 pub mod copilot;
+pub mod cursor;
 pub mod gemini;
 pub mod input;
 pub mod opencode;
@@ -128,7 +130,7 @@ pub enum HarnessCap {
 pub const DEFAULT: &dyn Harness = &zcode::ZCode;
 
 /// Every harness, by the name it is installed and journaled under.
-pub const ALL: [&dyn Harness; 8] = [
+pub const ALL: [&dyn Harness; 9] = [
     &zcode::ZCode,
     &claude_code::ClaudeCode,
     &qwen::QWEN,
@@ -137,6 +139,7 @@ pub const ALL: [&dyn Harness; 8] = [
     &gemini::Gemini,
     &opencode::OPENCODE,
     &opencode::KILO,
+    &cursor::Cursor,
 ];
 
 /// The harness named `name` (one of [`names`]), if it is one.

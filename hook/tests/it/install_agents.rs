@@ -1,4 +1,4 @@
-//! `ovhook install --harness qwen|codex|copilot|gemini|opencode|kilo` and `uninstall` on a temporary HOME: our
+//! `ovhook install --harness qwen|codex|copilot|gemini|opencode|kilo|cursor|antigravity` and `uninstall` on a temporary HOME: our
 //! entries go into each agent's own files next to foreign ones, a re-install rewrites
 //! nothing, uninstall leaves the user's files as they were, a malformed file is refused
 //! untouched, and doctor reports the install.
@@ -81,6 +81,21 @@ fn cases() -> Vec<Case> {
             )],
             ".gemini/settings.json",
             "/hooks/AfterAgent/1/hooks/0/command",
+        ),
+        (
+            "cursor",
+            vec![
+                (
+                    ".cursor/hooks.json",
+                    json!({"version": 1, "hooks": {"stop": [{"command": "./hooks/audit.sh", "timeout": 5}]}}),
+                ),
+                (
+                    ".cursor/mcp.json",
+                    json!({"mcpServers": {"other": {"command": "other-mcp"}}}),
+                ),
+            ],
+            ".cursor/hooks.json",
+            "/hooks/stop/1/command",
         ),
         (
             "opencode",
@@ -195,6 +210,7 @@ fn a_malformed_file_is_refused_and_left_untouched() {
         ("gemini", ".gemini/settings.json"),
         ("opencode", ".config/opencode/opencode.json"),
         ("kilo", ".config/kilo/kilo.json"),
+        ("cursor", ".cursor/hooks.json"),
     ] {
         let env = Env::new();
         let p = env.home().join(rel);

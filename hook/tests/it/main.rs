@@ -13,6 +13,7 @@ mod claude_code_support;
 mod common;
 mod consent;
 mod control_prompts;
+mod cursor;
 mod doctor;
 mod doctor_placement;
 mod drain;
