@@ -23,7 +23,7 @@ mod worker;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-usage: ovhook [--harness zcode|claude-code|qwen|codex|copilot|gemini|opencode|kilo|cursor] <command>
+usage: ovhook [--harness zcode|claude-code|qwen|codex|copilot|gemini|opencode|kilo|cursor|antigravity] <command>
 
 hook commands (stdin: the hook payload; always exit 0; the harness is the one the
 hooks were installed for, zcode when not given):

@@ -21,6 +21,7 @@
 //! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript.rs`, read by `ov_engine::transcript::gemini` | `gemini/install_target.rs` (its entry shape over `install/hook_groups.rs`) | `doctor/agents.rs` |
 //! | `opencode`, `kilo` | `opencode/wire.rs` (what the shim `opencode/plugin.js` sends) | `opencode/output.rs` (what the shim acts on) | none (payloads carry the turn) | `opencode/install_target.rs` (the `plugin` list; the shim beside the binary) | `doctor/agents.rs` |
 //! | `cursor` | `cursor/wire.rs` | `cursor/output.rs` | none: stop's answer is read from the transcript its payload names (`cursor/transcript.rs`) | `cursor/install_target.rs` | `doctor/agents.rs` |
+//! | `antigravity` | `antigravity/wire.rs` | `antigravity/output.rs` | none: PreInvocation and Stop read their turn from the transcript the payload names, ordered by `step_index` (`antigravity/transcript.rs`) | `antigravity/install_target.rs` | `doctor/agents.rs` |
 //!
 //! Shared by several: [`input`] (the flat JSON payload parser and its field tables),
 //! [`payload_only`] (a harness whose payloads carry everything: Qwen, Codex), [`context_fit`]
@@ -29,6 +30,7 @@
 //! whole lines of a transcript, for a harness whose hook reads its turn from the transcript its
 //! payload names).
 
+pub mod antigravity;
 pub mod claude_code;
 pub mod codex;
 pub mod context_fit;
@@ -130,7 +132,7 @@ pub enum HarnessCap {
 pub const DEFAULT: &dyn Harness = &zcode::ZCode;
 
 /// Every harness, by the name it is installed and journaled under.
-pub const ALL: [&dyn Harness; 9] = [
+pub const ALL: [&dyn Harness; 10] = [
     &zcode::ZCode,
     &claude_code::ClaudeCode,
     &qwen::QWEN,
@@ -140,6 +142,7 @@ pub const ALL: [&dyn Harness; 9] = [
     &opencode::OPENCODE,
     &opencode::KILO,
     &cursor::Cursor,
+    &antigravity::Antigravity,
 ];
 
 /// The harness named `name` (one of [`names`]), if it is one.

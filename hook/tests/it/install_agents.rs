@@ -98,6 +98,15 @@ fn cases() -> Vec<Case> {
             "/hooks/stop/1/command",
         ),
         (
+            "antigravity",
+            vec![(
+                ".gemini/config/hooks.json",
+                json!({"remember": {"enabled": true, "Stop": [{"type": "command", "command": "remember stop", "timeout": 30}]}}),
+            )],
+            ".gemini/config/hooks.json",
+            "/openviking-memory/Stop/0/command",
+        ),
+        (
             "opencode",
             vec![(
                 ".config/opencode/opencode.json",
@@ -211,6 +220,7 @@ fn a_malformed_file_is_refused_and_left_untouched() {
         ("opencode", ".config/opencode/opencode.json"),
         ("kilo", ".config/kilo/kilo.json"),
         ("cursor", ".cursor/hooks.json"),
+        ("antigravity", ".gemini/config/hooks.json"),
     ] {
         let env = Env::new();
         let p = env.home().join(rel);

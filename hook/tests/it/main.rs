@@ -5,6 +5,7 @@
 )]
 
 mod agents_real;
+mod antigravity;
 mod claude_code;
 mod claude_code_e2e;
 mod claude_code_plugin;
