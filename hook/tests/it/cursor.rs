@@ -278,3 +278,22 @@ fn project_scope_install_keeps_the_repositorys_hooks() {
     let after: Value = serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("json");
     assert_eq!(after, theirs);
 }
+
+/// Cursor's beforeReadFile fails closed (no valid answer blocks the read) and its
+/// beforeSubmitPrompt waits for `continue`: whatever the payload (empty, not JSON, without
+/// the fields), our hooks answer "go on"; stop and sessionEnd print nothing.
+#[test]
+fn gates_answer_go_on_whatever_the_payload() {
+    let env = Env::new();
+    for stdin in [&b""[..], b"not json", b"{}", b"{\"file_path\": 7}"] {
+        let run = |sub: &str| {
+            let out = env.run_with(&["--harness", "cursor", sub], stdin, &[]);
+            assert_eq!(out.status.code(), Some(0), "{sub}");
+            String::from_utf8(out.stdout).expect("utf-8")
+        };
+        assert_eq!(run("pre-tool-use"), "{\"permission\":\"allow\"}\n");
+        assert_eq!(run("user-prompt-submit"), "{\"continue\":true}\n");
+        assert_eq!(run("stop"), "");
+        assert_eq!(run("session-end"), "");
+    }
+}
