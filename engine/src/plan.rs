@@ -21,13 +21,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::delivery::DeliverySettings;
 use crate::event::PlannedMessage;
 use crate::projector::State;
 use crate::text::{oversized, truncate_chars};
 use crate::transcript::zcode::read_chunk;
 use crate::turn::Candidate;
-use crate::turnbook::TurnBook;
+use crate::turnbook::{AnswerPrecedence, TurnBook};
 
 /// What sending `candidate` sends: its text with the built-in privacy rule applied, cut to
 /// `max_length` chars when set (0 = no limit). `None` when nothing is left to send.
@@ -81,10 +80,20 @@ pub fn sendable(content: &str) -> String {
         .to_owned()
 }
 
+/// The settings planning reads (the delivery settings give them: `From<&DeliverySettings>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanSettings {
+    /// Which answer of a turn is sent when the Stop payload and the transcript both have one.
+    pub answer_precedence: AnswerPrecedence,
+    /// `capture.max_length`: sent content is cut to this many chars (`None` or 0: no limit).
+    pub max_length: Option<usize>,
+}
+
 /// The messages to plan now: candidates of complete turns not planned before, of the turns the
 /// user consented to ([`crate::turnbook::TurnBook::consent`]: a hook of ours saw the turn and
 /// none refused it), in a session the user has not forgotten.
-pub fn plan(state: &State, settings: &DeliverySettings) -> Vec<PlannedMessage> {
+pub fn plan(state: &State, settings: impl Into<PlanSettings>) -> Vec<PlannedMessage> {
+    let settings = settings.into();
     let mut out: Vec<PlannedMessage> = Vec::new();
     if state.forgotten_at_ms.is_some() {
         return out;

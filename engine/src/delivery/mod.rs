@@ -88,6 +88,15 @@ pub struct DeliverySettings {
     pub retention_days: u64,
 }
 
+impl From<&DeliverySettings> for crate::plan::PlanSettings {
+    fn from(s: &DeliverySettings) -> crate::plan::PlanSettings {
+        crate::plan::PlanSettings {
+            answer_precedence: s.answer_precedence,
+            max_length: s.max_length,
+        }
+    }
+}
+
 impl DeliverySettings {
     /// Defaults for a session.
     pub fn new(remote_session: String) -> DeliverySettings {
