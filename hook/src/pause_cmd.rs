@@ -157,7 +157,7 @@ pub fn run_status(args: &[String]) -> anyhow::Result<i32> {
         "server: {}",
         cfg.server
             .as_ref()
-            .map_or("off (journal only)".to_owned(), |s| s.url.clone())
+            .map_or("off (journal only)".to_owned(), |s| s.url.to_string())
     );
     Ok(0)
 }

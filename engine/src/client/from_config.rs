@@ -15,10 +15,10 @@ pub fn client_until(
 ) -> Option<Result<Client, ClientError>> {
     let server = cfg.server.as_ref()?;
     let mut cc = ClientConfig {
-        base_url: server.url.clone(),
+        base_url: server.url.to_string(),
         ..ClientConfig::default()
     };
-    cc.api_key = server.api_key.as_ref().map(|k| k.expose().to_string());
+    cc.api_key.clone_from(&server.api_key);
     cc.account.clone_from(&server.account);
     cc.user.clone_from(&server.user);
     cc.actor_peer.clone_from(&cfg.actor_peer);

@@ -183,16 +183,19 @@ pub fn normalize_remote_url(url: &str) -> Option<String> {
     (!id.is_empty()).then_some(id)
 }
 
-/// The remote without anything up to its last `@`, whatever the URL's shape: userinfo
-/// (`user:TOKEN@`) is a credential and never part of a peer id, even in a malformed remote
-/// (`user:TOKEN@host/path`, `https://user:to/ken@host/p`). The scheme is kept.
+/// The remote without its userinfo, split by the server URL's rule
+/// ([`super::server_url::split_userinfo`]: everything up to the last `@`) but over the whole
+/// remote, not only its authority: a remote is not a server URL (scp-like `user@host:path` has
+/// no `://`), a malformed one may hold a token with a `/` in it (`https://user:to/ken@host/p`),
+/// and a peer id is only a name, so dropping more never loses anything but a credential.
+/// The scheme is kept.
 fn strip_userinfo(url: &str) -> String {
     let (scheme, rest) = match url.split_once("://") {
         Some((s, r)) => (Some(s), r),
         None => (None, url),
     };
-    let rest = match rest.rsplit_once('@') {
-        Some((_, host_and_path)) if !host_and_path.is_empty() => host_and_path,
+    let rest = match super::server_url::split_userinfo(rest) {
+        (Some(_), host_and_path) if !host_and_path.is_empty() => host_and_path,
         _ => rest,
     };
     match scheme {

@@ -9,7 +9,7 @@ use super::peer::{slot_for, workspace_peer_from_cwd, RepoInfo};
 use super::trust;
 use super::{
     Config, ConfigWarning, LoadContext, Loaded, PeerSource, Secret, ServerChoice, ServerConfig,
-    Source, SourceReport, SourceStatus, Workspace, LOCAL_DEFAULT_URL,
+    ServerUrl, Source, SourceReport, SourceStatus, Workspace, LOCAL_DEFAULT_URL,
 };
 
 /// Files larger than this are not configuration: skipped with a warning.
@@ -31,12 +31,15 @@ struct Creds {
     account: Option<String>,
     user: Option<String>,
     mcp_url: Option<String>,
+    mcp_url_source: Option<Source>,
 }
 
 impl Creds {
     fn set(&mut self, source: &Source, key: &str, value: String) {
-        if key == "url" {
-            self.url_source = Some(source.clone());
+        match key {
+            "url" => self.url_source = Some(source.clone()),
+            "mcp_url" => self.mcp_url_source = Some(source.clone()),
+            _ => {}
         }
         let slot = match key {
             "url" => &mut self.url,
@@ -211,69 +214,64 @@ impl Loader<'_> {
     }
 
     fn finish(mut self, repo: Option<RepoInfo>, slot: String) -> Loaded {
-        let mut creds = std::mem::take(&mut self.creds);
-        // A key in the URL's userinfo is the API key (unless one is set); the URL kept has none.
-        let mut url_key = None;
-        let url = creds
-            .url
-            .take()
-            .map(|u| {
-                let (clean, key) = super::split_url_credentials(&u);
-                url_key = key;
-                clean.trim_end_matches('/').to_owned()
-            })
-            .filter(|u| !u.is_empty());
-        creds.mcp_url = creds
-            .mcp_url
-            .take()
-            .map(|u| super::split_url_credentials(&u).0);
-        let api_key = creds
-            .api_key
-            .filter(|k| !k.is_empty())
-            .or(url_key)
-            .map(Secret::new);
+        let creds = std::mem::take(&mut self.creds);
+        let url_source = creds.url_source.unwrap_or(Source::Env("url".into()));
+        let url = match creds.url.filter(|u| !u.is_empty()) {
+            None => Some(Ok(None)),
+            Some(u) if is_off(&u) => None,
+            Some(u) => match ServerUrl::parse(&u) {
+                Ok(url) => Some(Ok(Some(url))),
+                Err(e) => Some(Err(e)),
+            },
+        };
+        // A key in the URL's userinfo is the API key unless one is set; the URL kept has none.
+        let api_key = creds.api_key.filter(|k| !k.is_empty()).map(Secret::new);
         let account = creds.account.filter(|a| !a.is_empty());
         let user = creds.user.filter(|a| !a.is_empty());
+        let server_for = |url: ServerUrl| {
+            let (url, url_key) = url.split_key();
+            ServerConfig {
+                url,
+                api_key: api_key.or(url_key),
+                account,
+                user,
+            }
+        };
         let (server, choice) = match url {
-            Some(u) if u.starts_with("http://") || u.starts_with("https://") => (
-                Some(ServerConfig {
-                    url: u,
-                    api_key,
-                    account,
-                    user,
-                }),
-                ServerChoice::Configured,
-            ),
-            Some(u) if is_off(&u) => (None, ServerChoice::Off),
-            Some(u) => {
-                let source = creds
-                    .url_source
-                    .clone()
-                    .unwrap_or(Source::Env("url".into()));
+            Some(Ok(Some(url))) => (Some(server_for(url)), ServerChoice::Configured),
+            Some(Ok(None)) => match ServerUrl::parse(LOCAL_DEFAULT_URL) {
+                Ok(url) => (Some(server_for(url)), ServerChoice::LocalDefault),
+                Err(_) => (None, ServerChoice::Off),
+            },
+            None => (None, ServerChoice::Off),
+            Some(Err(e)) => {
                 self.warn(
-                    &source,
+                    &url_source,
                     Some("url"),
-                    format!(
-                        "server url {u:?} is not http:// or https:// (nor \"off\"); journal only"
-                    ),
+                    format!("server url: {e} (nor \"off\"); journal only"),
                 );
                 (None, ServerChoice::Off)
             }
-            None => (
-                Some(ServerConfig {
-                    url: LOCAL_DEFAULT_URL.to_owned(),
-                    api_key,
-                    account,
-                    user,
-                }),
-                ServerChoice::LocalDefault,
-            ),
         };
         self.cfg.server_choice = choice;
-        self.cfg.mcp_url = creds
-            .mcp_url
-            .filter(|u| !u.is_empty())
-            .or_else(|| server.as_ref().map(|s| format!("{}/mcp", s.url)));
+        let mcp_url = match creds.mcp_url.filter(|u| !u.is_empty()) {
+            Some(u) => match ServerUrl::parse(&u) {
+                Ok(url) => Some(url.split_key().0),
+                Err(e) => {
+                    let source = creds
+                        .mcp_url_source
+                        .unwrap_or(Source::Env("mcp_url".into()));
+                    self.warn(
+                        &source,
+                        Some("mcp_url"),
+                        format!("mcp url: {e}; using <server url>/mcp"),
+                    );
+                    None
+                }
+            },
+            None => None,
+        };
+        self.cfg.mcp_url = mcp_url.or_else(|| server.as_ref().and_then(|s| s.url.join("mcp").ok()));
         self.cfg.server = server;
 
         self.cfg.peer.id = self

@@ -10,6 +10,7 @@ use common::*;
 use ov_engine::client::{
     Client, ClientConfig, ClientError, OutMessage, ProfileRequest, RecallRequest, ServerMessage,
 };
+use ov_engine::config::Secret;
 
 /// The time every message of these tests was written, kept by the server as sent.
 const WRITTEN: &str = "2026-07-02T03:02:56.413Z";
@@ -76,7 +77,7 @@ fn api_key_mode_right_key_works_wrong_or_missing_key_is_terminal_401() {
     };
     let (_, _, key) = new_account(&server);
     let good = Client::new(ClientConfig {
-        api_key: Some(key),
+        api_key: Some(key.into()),
         ..config(&server.url)
     })
     .expect("client");
@@ -84,7 +85,7 @@ fn api_key_mode_right_key_works_wrong_or_missing_key_is_terminal_401() {
 
     for api_key in [Some("not-a-key".to_owned()), None] {
         let c = Client::new(ClientConfig {
-            api_key: api_key.clone(),
+            api_key: api_key.clone().map(Secret::new),
             ..config(&server.url)
         })
         .expect("client");
@@ -107,7 +108,7 @@ fn api_key_mode_right_key_works_wrong_or_missing_key_is_terminal_401() {
     }
     // The root key is refused on tenant data in api_key mode: terminal 403.
     let root = Client::new(ClientConfig {
-        api_key: server.root_key.clone(),
+        api_key: server.root_key.clone().map(Secret::new),
         ..config(&server.url)
     })
     .expect("client");
@@ -121,7 +122,7 @@ fn trusted_mode_takes_the_root_key_as_bearer_with_identity_headers() {
         return;
     };
     let identity = |key: Option<String>| ClientConfig {
-        api_key: key,
+        api_key: key.map(Secret::new),
         account: Some(unique("acct")),
         user: Some("zed".into()),
         ..config(&server.url)
@@ -135,7 +136,7 @@ fn trusted_mode_takes_the_root_key_as_bearer_with_identity_headers() {
     }
     // Without identity headers trusted mode rejects the call: terminal 400.
     let anon = Client::new(ClientConfig {
-        api_key: server.root_key.clone(),
+        api_key: server.root_key.clone().map(Secret::new),
         ..config(&server.url)
     })
     .expect("client");

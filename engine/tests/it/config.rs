@@ -603,6 +603,40 @@ fn non_http_url_falls_back_to_journal_only_with_warning() {
     assert!(warnings_text(&l).contains(&p.display().to_string()));
 }
 
+/// Where the URL rules of configuration and client disagreed, the one rule
+/// (`ServerUrl::parse`) decides: a scheme in capitals is http(s) (configuration made it
+/// journal only; the client accepted it); a query or fragment is refused (configuration kept
+/// it, and every request went to the wrong path); an MCP URL that does not parse is ignored
+/// with a warning, `<server url>/mcp` used instead (it was kept as written and failed at
+/// every request). No warning quotes the URL.
+#[test]
+fn the_one_url_rule_decides() {
+    let mut fx = Fx::new();
+    fx.env("OPENVIKING_URL", "HTTP://h:1/");
+    let c = fx.load().config;
+    assert_eq!(c.server_choice, ServerChoice::Configured);
+    assert_eq!(c.server.expect("server").url, "http://h:1");
+
+    fx.env("OPENVIKING_URL", "http://h:1/x?token=QUERYKEY");
+    let l = fx.load();
+    assert_eq!(l.config.server, None);
+    assert_eq!(l.config.server_choice, ServerChoice::Off);
+    let text = warnings_text(&l);
+    assert!(
+        text.contains("env OPENVIKING_URL") && text.contains("query"),
+        "{text}"
+    );
+    assert!(!text.contains("QUERYKEY"), "{text}");
+
+    fx.env("OPENVIKING_URL", "http://h:1");
+    fx.env("OPENVIKING_MCP_URL", "mcp.example.com/mcp");
+    let l = fx.load();
+    assert_eq!(l.config.mcp_url.as_deref(), Some("http://h:1/mcp"));
+    let text = warnings_text(&l);
+    assert!(text.contains("env OPENVIKING_MCP_URL"), "{text}");
+    assert!(!text.contains("mcp.example.com"), "{text}");
+}
+
 /// `url` = `off` (environment or file) is journal only, without a warning; it beats the local
 /// default and, from the environment, a file's URL.
 #[rstest]

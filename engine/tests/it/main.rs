@@ -22,6 +22,8 @@ mod projector_support;
 mod quarantine;
 mod refusals;
 mod released_journals;
+#[cfg(feature = "http")]
+mod server_url;
 mod store_laws;
 mod transcript_copilot;
 mod transcript_gemini;

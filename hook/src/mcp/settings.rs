@@ -1,25 +1,26 @@
 //! What the proxy needs to reach OpenViking, and how it notices that it changed.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use ov_engine::client::DEFAULT_USER_AGENT;
 use ov_engine::config::keys::CREDENTIAL_ENV;
-use ov_engine::config::{self, LoadContext, Loaded, Source, SourceReport, SourceStatus};
+use ov_engine::config::{
+    self, LoadContext, Loaded, Secret, ServerUrl, Source, SourceReport, SourceStatus,
+};
 
 /// Least per-request timeout (the anchor proxy's `timeoutMs`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(15_000);
 
 /// Connection settings of the MCP proxy. Compared as a whole on reload: any difference means
 /// the upstream session is stale.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpSettings {
-    /// The MCP endpoint (`<base url>/mcp`, or `OPENVIKING_MCP_URL` verbatim), no trailing `/`.
-    /// `None`: OpenViking is not configured; every request gets an error.
-    pub url: Option<String>,
-    /// Sent as `Authorization: Bearer <key>`. Never logged or echoed.
-    pub api_key: Option<String>,
+    /// The MCP endpoint (`<base url>/mcp`, or `OPENVIKING_MCP_URL`), no trailing `/`, no
+    /// userinfo. `None`: OpenViking is not configured; every request gets an error.
+    pub url: Option<ServerUrl>,
+    /// Sent as `Authorization: Bearer <key>`.
+    pub api_key: Option<Secret>,
     pub account: Option<String>,
     pub user: Option<String>,
     /// The explicit peer only (`docs/anchor-behaviours.md` §2.6: the workspace-derived peer is not used here).
@@ -32,22 +33,6 @@ pub struct McpSettings {
     pub credential_path: Option<PathBuf>,
     /// Files whose change triggers a reload (they need not exist yet).
     pub watched: Vec<PathBuf>,
-}
-
-impl fmt::Debug for McpSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("McpSettings")
-            .field("url", &self.url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field("account", &self.account)
-            .field("user", &self.user)
-            .field("actor_peer", &self.actor_peer)
-            .field("user_agent", &self.user_agent)
-            .field("timeout", &self.timeout)
-            .field("credential_source", &self.credential_source)
-            .field("credential_path", &self.credential_path)
-            .finish()
-    }
 }
 
 impl McpSettings {
@@ -64,7 +49,7 @@ impl McpSettings {
 
     /// The proxy's view of a loaded configuration.
     ///
-    /// * url: `Config::mcp_url` (`mcp_url`, else `<server url>/mcp`), trailing `/` stripped;
+    /// * url: `Config::mcp_url` (`mcp_url`, else `<server url>/mcp`);
     /// * peer: the explicit `peer.id` only (`docs/anchor-behaviours.md` §2.6: no workspace-derived peer here);
     /// * timeout: `network.timeout`, at least [`DEFAULT_TIMEOUT`] (tool calls such as `search`
     ///   are slower than the hooks' calls, which the network settings are tuned for);
@@ -108,14 +93,8 @@ impl McpSettings {
             .filter_map(|r| r.source.path().map(Path::to_path_buf))
             .collect();
         McpSettings {
-            url: cfg
-                .mcp_url
-                .as_deref()
-                .map(|u| u.trim_end_matches('/').to_owned())
-                .filter(|u| !u.is_empty()),
-            api_key: server
-                .and_then(|s| s.api_key.as_ref())
-                .map(|k| k.expose().to_owned()),
+            url: cfg.mcp_url.clone(),
+            api_key: server.and_then(|s| s.api_key.clone()),
             account: server.and_then(|s| s.account.clone()),
             user: server.and_then(|s| s.user.clone()),
             actor_peer: cfg.peer.id.clone(),
@@ -127,20 +106,12 @@ impl McpSettings {
         }
     }
 
-    /// The endpoint URL with any `user:password@` removed, for messages.
+    /// The endpoint URL for messages (it has no userinfo), empty when not configured.
     pub fn display_url(&self) -> String {
-        self.url.as_deref().map(redact_userinfo).unwrap_or_default()
-    }
-}
-
-/// `http://user:pw@host/x` → `http://host/x`.
-fn redact_userinfo(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) if scheme.is_empty() => rest[at + 1..].to_owned(),
-        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
-        None => url.to_owned(),
+        self.url
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default()
     }
 }
 
@@ -212,7 +183,7 @@ mod tests {
         );
         let s = resolve(&[], home.path());
         assert_eq!(s.url.as_deref(), Some("http://h:1933/mcp"));
-        assert_eq!(s.api_key.as_deref(), Some("k"));
+        assert_eq!(s.api_key.as_ref().map(Secret::expose), Some("k"));
         assert_eq!(s.account.as_deref(), Some("a"));
         assert_eq!(s.user.as_deref(), Some("u"));
         assert_eq!(s.actor_peer.as_deref(), Some("p"));
@@ -253,9 +224,25 @@ mod tests {
         assert_eq!(s.credential_source, "auto");
     }
 
+    /// A key in the server URL is the proxy's key; a key in the MCP URL is dropped (the proxy
+    /// authenticates with the server's key); neither shows in the settings' `Debug` or in the
+    /// URL that messages name.
     #[test]
-    fn userinfo_is_redacted() {
-        assert_eq!(redact_userinfo("http://u:p@h:1/mcp"), "http://h:1/mcp");
-        assert_eq!(redact_userinfo("http://h:1/a@b"), "http://h:1/a@b");
+    fn keys_in_urls_are_never_shown() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let s = resolve(
+            &[("OPENVIKING_URL", "http://user:srv-KEY-1@h:1")],
+            home.path(),
+        );
+        assert_eq!(s.api_key.as_ref().map(Secret::expose), Some("srv-KEY-1"));
+        assert_eq!(s.display_url(), "http://h:1/mcp");
+        assert!(!format!("{s:?}").contains("srv-KEY-1"), "{s:?}");
+        let s = resolve(
+            &[("OPENVIKING_MCP_URL", "http://mcp-KEY-2@m/mcp")],
+            home.path(),
+        );
+        assert_eq!(s.api_key, None);
+        assert_eq!(s.display_url(), "http://m/mcp");
+        assert!(!format!("{s:?}").contains("mcp-KEY-2"), "{s:?}");
     }
 }

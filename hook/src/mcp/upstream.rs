@@ -409,7 +409,7 @@ fn identity_headers(
     settings: &McpSettings,
 ) -> reqwest::blocking::RequestBuilder {
     if let Some(key) = &settings.api_key {
-        req = req.header("Authorization", format!("Bearer {key}"));
+        req = req.header("Authorization", format!("Bearer {}", key.expose()));
     }
     if let Some(a) = &settings.account {
         req = req.header("X-OpenViking-Account", a);

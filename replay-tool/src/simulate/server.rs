@@ -27,7 +27,7 @@ pub fn session_messages(
 ) -> anyhow::Result<Vec<ServerMessage>> {
     let client = ov_engine::client::Client::new(ov_engine::client::ClientConfig {
         base_url: access.url.clone(),
-        api_key: access.api_key.clone(),
+        api_key: access.api_key.clone().map(ov_engine::config::Secret::new),
         account: access.account.clone(),
         user: access.user.clone(),
         user_agent: concat!("ovreplay/", env!("CARGO_PKG_VERSION")).to_owned(),
