@@ -338,7 +338,7 @@ mod tests {
                     ];
                 }
                 assert!(
-                    crate::install::accepts(&argv, sub == "install"),
+                    crate::cmd::install_args::accepts(&argv, sub == "install"),
                     "{sub} {argv:?} is described but rejected"
                 );
             }

@@ -188,7 +188,7 @@ fn forget_session(store: &SessionStore, state: &State, session: &str) -> anyhow:
     println!("ovhook: forgot session {native}: nothing of it is sent from now on");
     println!("  withdrawn: {pending} message(s) that were waiting to be sent");
     let cwd = state.cwd.as_deref().unwrap_or("/");
-    let cfg = crate::hooks::load_config(cwd);
+    let cfg = crate::config::load_config(cwd);
     let client = match ov_engine::client::client_for(&cfg) {
         None => {
             println!(

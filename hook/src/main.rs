@@ -7,6 +7,8 @@
 //! millisecond.
 
 mod cli;
+mod cmd;
+mod config;
 mod detach;
 mod doctor;
 mod drain;
@@ -103,9 +105,9 @@ fn main() -> ExitCode {
         "resume" => pause_cmd::run_resume(rest),
         "status" => pause_cmd::run_status(rest),
         "forget" => forget::run(rest),
-        "install" => install::run(rest),
-        "uninstall" => install::run_uninstall(rest),
-        "doctor" => doctor::run(rest),
+        "install" => cmd::install::run(rest),
+        "uninstall" => cmd::uninstall::run(rest),
+        "doctor" => cmd::doctor::run(rest),
         "mcp" => mcp::run(rest),
         "completions" => cli::run_completions(rest),
         "man" => cli::run_man(rest),

@@ -29,7 +29,7 @@ pub struct WorkerCtx {
 impl WorkerCtx {
     /// Builds the context for a session whose last known cwd is `cwd`.
     pub fn new(cwd: Option<&str>) -> WorkerCtx {
-        let cfg = crate::hooks::load_config(cwd.unwrap_or("/"));
+        let cfg = crate::config::load_config(cwd.unwrap_or("/"));
         let client = ov_engine::client::client_for(&cfg).and_then(|r| match r {
             Ok(c) => Some(c),
             Err(e) => {
@@ -148,7 +148,7 @@ const SWEEP_BUDGET: Duration = Duration::from_secs(10);
 /// is in view here; see `ov_engine::retention`).
 fn sweep_others(root: &Path, own: &str) {
     let start = std::time::Instant::now();
-    let retention_days = crate::hooks::load_config("/").journal.retention_days;
+    let retention_days = crate::config::load_config("/").journal.retention_days;
     let own = journal_dir_name(own);
     for dir in ov_engine::store::session_dirs(root) {
         if start.elapsed() > SWEEP_BUDGET {

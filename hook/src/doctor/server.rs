@@ -63,3 +63,49 @@ pub fn check(cfg: &Config) -> Vec<Check> {
     });
     out
 }
+
+/// Which server the hooks use and why (configured, OpenViking's local default, off), then
+/// whether it answers. The local default not answering is a warning: turns stay in the journal
+/// until a server answers there.
+pub fn report(cfg: &Config) -> Vec<Check> {
+    use ov_engine::config::ServerChoice;
+    let url = cfg.server.as_ref().map(|s| s.url.as_str()).unwrap_or("-");
+    match cfg.server_choice {
+        ServerChoice::Off => vec![Check::new(
+            Level::Ok,
+            "server",
+            "off (url = off): journal only, nothing is sent",
+        )],
+        ServerChoice::Configured => {
+            let mut out = vec![Check::new(
+                Level::Ok,
+                "server url",
+                format!("{url} (configured)"),
+            )];
+            out.extend(check(cfg));
+            out
+        }
+        ServerChoice::LocalDefault => {
+            let mut out = vec![Check::new(
+                Level::Ok,
+                "server url",
+                format!(
+                    "{url}: no URL configured, OpenViking's local default (no API key: local, \
+                     no auth); set one with ovhook install --url, or url = off for journal only"
+                ),
+            )];
+            out.extend(check(cfg).into_iter().map(|mut c| {
+                if c.level == Level::Fail && c.what == "server" {
+                    c.level = Level::Warn;
+                    c.detail = format!(
+                        "{}; no local OpenViking answers: turns stay in the journal and the \
+                         back-off keeps the hooks fast",
+                        c.detail
+                    );
+                }
+                c
+            }));
+            out
+        }
+    }
+}

@@ -13,15 +13,15 @@
 //!
 //! | harness | wire (payloads) | output | transcript | install target | doctor |
 //! |---|---|---|---|---|---|
-//! | `zcode` | `zcode/wire.rs` | `zcode/output.rs` | `ov_engine::paths::zcode_rollout`, read by `ov_engine::transcript::zcode` | `zcode/install_target.rs`, `zcode/config_file.rs`, `zcode/installed.rs` | `doctor.rs`, `doctor/placement.rs` |
-//! | `claude-code` | `claude_code/wire.rs` | `claude_code/output.rs` | `claude_code/transcript.rs`, read by `ov_engine::transcript::claude_code` | `claude_code/install_target.rs`, `claude_code/plugin.rs` | `doctor/claude_code.rs` |
-//! | `qwen` | `qwen/wire.rs` | Claude Code's | none (payloads carry the turn) | `qwen/install_target.rs` | `doctor/agents.rs` |
-//! | `codex` | `codex/wire.rs` | Claude Code's | none (payloads carry the turn) | `codex/install_target.rs`, `codex/trust.rs` (Codex's hook trust) | `doctor/agents.rs` |
-//! | `copilot` | `copilot/wire.rs` | `copilot/output.rs` | `copilot/transcript.rs`, read by `ov_engine::transcript::copilot` | `copilot/install_target.rs` | `doctor/agents.rs` |
-//! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript.rs`, read by `ov_engine::transcript::gemini` | `gemini/install_target.rs` (its entry shape over `install/hook_groups.rs`) | `doctor/agents.rs` |
-//! | `opencode`, `kilo` | `opencode/wire.rs` (what the shim `opencode/plugin.js` sends) | `opencode/output.rs` (what the shim acts on) | none (payloads carry the turn) | `opencode/install_target.rs` (the `plugin` list; the shim beside the binary) | `doctor/agents.rs` |
-//! | `cursor` | `cursor/wire.rs` | `cursor/output.rs` | none: stop's answer is read from the transcript its payload names (`cursor/transcript.rs`) | `cursor/install_target.rs` | `doctor/agents.rs` |
-//! | `antigravity` | `antigravity/wire.rs` | `antigravity/output.rs` | none: PreInvocation and Stop read their turn from the transcript the payload names, ordered by `step_index` (`antigravity/transcript.rs`) | `antigravity/install_target.rs` | `doctor/agents.rs` |
+//! | `zcode` | `zcode/wire.rs` | `zcode/output.rs` | `ov_engine::paths::zcode_rollout`, read by `ov_engine::transcript::zcode` | `zcode/install_target.rs`, `zcode/config_file.rs`, `zcode/installed.rs` | `zcode/doctor.rs`, `zcode/placement.rs` |
+//! | `claude-code` | `claude_code/wire.rs` | `claude_code/output.rs` | `claude_code/transcript.rs`, read by `ov_engine::transcript::claude_code` | `claude_code/install_target.rs`, `claude_code/plugin.rs` | `claude_code/doctor.rs` |
+//! | `qwen` | `qwen/wire.rs` | Claude Code's | none (payloads carry the turn) | `qwen/install_target.rs` | the default (`doctor/agents.rs`) |
+//! | `codex` | `codex/wire.rs` | Claude Code's | none (payloads carry the turn) | `codex/install_target.rs`, `codex/trust.rs` (Codex's hook trust) | the default (`doctor/agents.rs`) |
+//! | `copilot` | `copilot/wire.rs` | `copilot/output.rs` | `copilot/transcript.rs`, read by `ov_engine::transcript::copilot` | `copilot/install_target.rs` | the default (`doctor/agents.rs`) |
+//! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript.rs`, read by `ov_engine::transcript::gemini` | `gemini/install_target.rs` (its entry shape over `install/hook_groups.rs`) | the default (`doctor/agents.rs`) |
+//! | `opencode`, `kilo` | `opencode/wire.rs` (what the shim `opencode/plugin.js` sends) | `opencode/output.rs` (what the shim acts on) | none (payloads carry the turn) | `opencode/install_target.rs` (the `plugin` list; the shim beside the binary) | the default (`doctor/agents.rs`) |
+//! | `cursor` | `cursor/wire.rs` | `cursor/output.rs` | none: stop's answer is read from the transcript its payload names (`cursor/transcript.rs`) | `cursor/install_target.rs` | the default (`doctor/agents.rs`) |
+//! | `antigravity` | `antigravity/wire.rs` | `antigravity/output.rs` | none: PreInvocation and Stop read their turn from the transcript the payload names, ordered by `step_index` (`antigravity/transcript.rs`) | `antigravity/install_target.rs` | the default (`doctor/agents.rs`) |
 //!
 //! Shared by several: [`input`] (the flat JSON payload parser and its field tables),
 //! [`payload_only`] (a harness whose payloads carry everything: Qwen, Codex), [`context_fit`]

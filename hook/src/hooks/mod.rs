@@ -351,16 +351,7 @@ pub fn journal(store: &SessionStore, event: Event, durability: Durability) -> bo
     }
 }
 
-/// Loads the configuration for a working directory (cheap: a few small files).
-pub fn load_config(cwd: &str) -> ov_engine::config::Config {
-    let ctx = ov_engine::config::LoadContext::from_process(Some(Path::new(cwd)));
-    let loaded = ov_engine::config::Config::load(&ctx);
-    crate::logfile::init(loaded.config.debug);
-    for w in &loaded.warnings {
-        log::warn!("config: {w}");
-    }
-    loaded.config
-}
+pub use crate::config::load_config;
 
 /// Runs one hook event; never panics out, never exits non-zero, prints at most one line.
 pub fn run_guarded(event: HookEvent, harness: &'static dyn Harness) {

@@ -78,13 +78,12 @@ fn copy_one(src: &Path, dest: &Path) -> anyhow::Result<Placed> {
     Ok(Placed::Copied(src.to_path_buf()))
 }
 
-/// Removes the home's binaries and the plugin shims written beside them (OpenCode's, Kilo
-/// Code's), and the `bin` folder when it is then empty. Returns the files removed.
-pub fn remove(home: &Path) -> anyhow::Result<Vec<PathBuf>> {
+/// Removes the home's binaries and the files written beside them (`beside`: plugin shims),
+/// and the `bin` folder when it is then empty. Returns the files removed.
+pub fn remove(home: &Path, beside: &[&str]) -> anyhow::Result<Vec<PathBuf>> {
     let dir = dir(home);
     let mut removed = Vec::new();
-    let shims = crate::harness::opencode::install_target::SHIM_FILES;
-    for name in BINARIES.into_iter().chain(shims) {
+    for name in BINARIES.iter().chain(beside) {
         let p = dir.join(name);
         match fs::remove_file(&p) {
             Ok(()) => removed.push(p),
@@ -169,8 +168,8 @@ mod tests {
             "ovreplay 2"
         );
 
-        assert_eq!(remove(&home).expect("rm").len(), 2);
+        assert_eq!(remove(&home, &[]).expect("rm").len(), 2);
         assert!(!dir(&home).exists());
-        assert!(remove(&home).expect("rm").is_empty());
+        assert!(remove(&home, &[]).expect("rm").is_empty());
     }
 }

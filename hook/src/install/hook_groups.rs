@@ -36,9 +36,9 @@ use anyhow::bail;
 use serde_json::{json, Map, Value};
 
 use super::json_doc::object_at;
+use super::marker::{has_our_status, mentions_node_plugin};
 use super::mcp_servers::McpServersFile;
 use super::target::{Parts, PlaceFormat};
-use crate::harness::zcode::config_file::{is_node_plugin, STATUS_PREFIX};
 
 /// One hook ovhook installs.
 #[derive(Debug, Clone, Copy)]
@@ -192,11 +192,7 @@ impl HookGroupsFile {
 
     /// An entry written by ovhook for this harness.
     pub fn is_ours(&self, entry: &Value) -> bool {
-        if entry
-            .get(self.shape.status_key)
-            .and_then(Value::as_str)
-            .is_some_and(|s| s.starts_with(STATUS_PREFIX))
-        {
+        if has_our_status(entry, self.shape.status_key) {
             return true;
         }
         let Some(cmd) = entry.get("command").and_then(Value::as_str) else {
@@ -231,7 +227,7 @@ impl HookGroupsFile {
         for mut group in std::mem::take(groups) {
             if let Some(Value::Array(entries)) = group.get_mut("hooks") {
                 let before = entries.len();
-                entries.retain(|e| !(self.is_ours(e) || is_node_plugin(e)));
+                entries.retain(|e| !(self.is_ours(e) || mentions_node_plugin(e)));
                 let gone = before - entries.len();
                 removed += gone;
                 if gone > 0 && first.is_none() {

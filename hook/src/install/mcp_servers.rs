@@ -9,8 +9,8 @@ use anyhow::bail;
 use serde_json::{json, Map, Value};
 
 use super::json_doc::object_at;
+use super::marker::{mentions_integration, INTEGRATION_ID, MCP_NAME};
 use super::target::{Parts, PlaceFormat};
-use crate::harness::zcode::config_file::{mentions_integration, INTEGRATION_ID, MCP_NAME};
 
 /// A `mcpServers` file.
 #[derive(Debug)]

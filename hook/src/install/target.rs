@@ -157,6 +157,16 @@ pub trait InstallTarget: Sync {
     fn plugin_serves(&self, _home: &Path) -> Option<String> {
         None
     }
+    /// An ovhook plugin of the agent that runs the binary `exe` (said for people: "the … plugin
+    /// …"), if one is installed: uninstall then keeps that binary.
+    fn plugin_running(&self, _home: &Path, _exe: &Path) -> Option<String> {
+        None
+    }
+    /// A file install writes beside the binaries in their stable home (a plugin shim), which
+    /// goes with them.
+    fn beside_binary(&self) -> Option<&'static str> {
+        None
+    }
     /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
     /// link to it, and says what the user must know about them next to config-file hooks
     /// (`config_hooks`: this install wrote hooks).

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use crate::harness::zcode::config_file::INTEGRATION_ID;
 use crate::install::hook_groups::{first_word, shell_quote};
+use crate::install::marker::INTEGRATION_ID;
 use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, Scope};
 
 /// Our hooks: Antigravity event, subcommand, `timeout` in seconds.

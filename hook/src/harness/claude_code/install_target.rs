@@ -119,6 +119,12 @@ impl InstallTarget for ClaudeCodeTarget {
             .map(|p| p.id)
     }
 
+    /// The plugin runs the stable home's binary, whatever `exe` is.
+    fn plugin_running(&self, home: &Path, _exe: &Path) -> Option<String> {
+        self.plugin_serves(home)
+            .map(|id| format!("the Claude Code plugin {id}"))
+    }
+
     /// Nothing is relinked: the plugin runs the stable home's binary (which install just placed)
     /// or, as bundles before the stable home shipped it, its own copy in Claude Code's cache
     /// (updating the plugin upgrades that one).

@@ -1,4 +1,5 @@
 //! Claude Code: hook payloads, hook output, the session transcript.
+pub mod doctor;
 pub mod install_target;
 pub mod output;
 pub mod plugin;
@@ -27,11 +28,11 @@ impl Harness for ClaudeCode {
 
     /// Hooks in its user settings, or the ovhook plugin.
     fn installed(&self, home: &Path) -> bool {
-        crate::doctor::claude_code::installed(home)
+        doctor::installed(home)
     }
 
     fn doctor_checks(&self, ctx: &DoctorContext<'_>) -> Vec<Check> {
-        crate::doctor::claude_code::checks(ctx.home, false)
+        doctor::checks(ctx.home, false)
     }
 
     fn remote_session_id(&self, native: &str) -> String {

@@ -22,9 +22,9 @@ use anyhow::bail;
 use serde_json::{json, Map, Value};
 
 use super::transcript::state_dir;
-use crate::harness::zcode::config_file::{mentions_integration, INTEGRATION_ID};
 use crate::install::hook_groups::{first_word, shell_quote};
 use crate::install::json_doc::object_at;
+use crate::install::marker::{mentions_integration, INTEGRATION_ID};
 use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, Scope};
 

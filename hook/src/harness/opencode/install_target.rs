@@ -39,9 +39,6 @@ pub fn shim_name(harness: &str) -> String {
     format!("ovhook-{harness}.js")
 }
 
-/// The shim files the binaries' home may hold, one per agent.
-pub const SHIM_FILES: [&str; 2] = ["ovhook-opencode.js", "ovhook-kilo.js"];
-
 /// One agent's config file.
 #[derive(Debug)]
 pub struct PluginListFile {
@@ -212,6 +209,8 @@ pub static KILO_CONFIG: PluginListFile = PluginListFile {
 pub struct FamilyTarget {
     /// The harness's name.
     name: &'static str,
+    /// The shim's file name ([`shim_name`]).
+    shim_file: &'static str,
     title: &'static str,
     /// Folder under `~/.config`.
     config_dir: &'static str,
@@ -223,6 +222,7 @@ pub struct FamilyTarget {
 /// The OpenCode target.
 pub static OPENCODE: FamilyTarget = FamilyTarget {
     name: "opencode",
+    shim_file: "ovhook-opencode.js",
     title: "OpenCode",
     config_dir: "opencode",
     file: "opencode.json",
@@ -232,6 +232,7 @@ pub static OPENCODE: FamilyTarget = FamilyTarget {
 /// The Kilo Code target.
 pub static KILO: FamilyTarget = FamilyTarget {
     name: "kilo",
+    shim_file: "ovhook-kilo.js",
     title: "Kilo Code",
     config_dir: "kilo",
     file: "kilo.json",
@@ -283,6 +284,10 @@ impl InstallTarget for FamilyTarget {
             "{} loads plugins at start: restart running sessions",
             self.title
         )]
+    }
+
+    fn beside_binary(&self) -> Option<&'static str> {
+        Some(self.shim_file)
     }
 
     /// Writes the shim next to `exe` (the binaries' home), unless it is already there.
@@ -407,7 +412,8 @@ mod tests {
             .expect("again")
             .is_empty());
         assert!(KILO_CONFIG.warnings(&root, &cfg).is_empty());
-        assert!(SHIM_FILES.contains(&shim_name("kilo").as_str()));
-        assert!(SHIM_FILES.contains(&shim_name("opencode").as_str()));
+        for t in [&OPENCODE, &KILO] {
+            assert_eq!(t.beside_binary(), Some(shim_name(t.name).as_str()));
+        }
     }
 }

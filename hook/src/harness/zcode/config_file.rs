@@ -19,7 +19,7 @@
 //! # Design: the marker
 //!
 //! Hook entries are strict-validated and no `env` field is documented for them, so a hook entry
-//! of ours is recognised by its `statusMessage` starting with [`STATUS_PREFIX`]
+//! of ours is recognised by its `statusMessage` starting with [`STATUS_PREFIX`](crate::install::marker::STATUS_PREFIX)
 //! (`openviking-memory: …`), or by a `command` whose file name is `ovhook` with one of our hook
 //! subcommands as `args[0]` (an entry written by an older ovhook). The MCP server entry does take
 //! `env`, so it carries `OPENVIKING_INTEGRATION_ID=openviking-memory`, the same marker the Node
@@ -37,6 +37,8 @@ use anyhow::{bail, Context};
 use serde_json::{json, Map, Value};
 
 use crate::install::json_doc::object_at;
+use crate::install::marker::{has_our_status, mentions_node_plugin};
+use crate::install::marker::{mentions_integration, INTEGRATION_ID, MCP_NAME};
 
 /// The event keys ZCode accepts under `hooks.events`.
 pub const VALID_EVENTS: [&str; 7] = [
@@ -48,15 +50,6 @@ pub const VALID_EVENTS: [&str; 7] = [
     "PostToolUseFailure",
     "Stop",
 ];
-
-/// The integration id shared with OpenViking's other plugins.
-pub const INTEGRATION_ID: &str = "openviking-memory";
-
-/// Every `statusMessage` of ours starts with this.
-pub const STATUS_PREFIX: &str = "openviking-memory:";
-
-/// The MCP server name.
-pub const MCP_NAME: &str = "openviking";
 
 /// The hooks ovhook installs: event, subcommand, matcher, `timeoutMs`, status message.
 pub const OUR_HOOKS: [(&str, &str, Option<&str>, u64, &str); 4] = [
@@ -88,21 +81,6 @@ pub const OUR_HOOKS: [(&str, &str, Option<&str>, u64, &str); 4] = [
         10_000,
         "openviking-memory: saving the turn",
     ),
-];
-
-/// Script names of OpenViking's Node plugins (the anchor's `isOpenVikingHook`).
-const NODE_SCRIPTS: [&str; 11] = [
-    "cursor-hook.mjs",
-    "trae-hook.mjs",
-    "zcode-hook.mjs",
-    "session-start.mjs",
-    "auto-recall.mjs",
-    "auto-capture.mjs",
-    "pre-compact.mjs",
-    "session-end.mjs",
-    "trae-auto-recall.mjs",
-    "trae-auto-capture.mjs",
-    "uri-guard.mjs",
 ];
 
 /// The parsed file.
@@ -463,11 +441,7 @@ fn remove_ours_from_groups(groups: &mut Vec<Value>) -> Option<usize> {
 
 /// An entry written by ovhook (see the module docs for the marker).
 pub fn is_ours(entry: &Value) -> bool {
-    if entry
-        .get("statusMessage")
-        .and_then(Value::as_str)
-        .is_some_and(|s| s.starts_with(STATUS_PREFIX))
-    {
+    if has_our_status(entry, "statusMessage") {
         return true;
     }
     let command_is_ovhook = entry
@@ -489,17 +463,5 @@ pub fn is_ours(entry: &Value) -> bool {
 
 /// An entry of OpenViking's Node plugin.
 pub fn is_node_plugin(entry: &Value) -> bool {
-    let text = entry.to_string();
-    if is_ours(entry) {
-        return false;
-    }
-    text.contains("OPENVIKING_INTEGRATION_ID")
-        || text.contains(INTEGRATION_ID)
-        || (text.to_ascii_lowercase().contains("openviking")
-            && NODE_SCRIPTS.iter().any(|s| text.contains(s)))
-}
-
-/// True for a server entry carrying our integration marker.
-pub fn mentions_integration(v: &Value) -> bool {
-    v.to_string().contains(INTEGRATION_ID)
+    !is_ours(entry) && mentions_node_plugin(entry)
 }

@@ -55,6 +55,15 @@ impl InstallTarget for ZCodeTarget {
         "zcode"
     }
 
+    /// A ZCode plugin runs `exe` when install linked its `bin/ovhook` there.
+    fn plugin_running(&self, home: &Path, exe: &Path) -> Option<String> {
+        let ours = std::fs::canonicalize(exe).ok()?;
+        super::installed::plugin_installs(home)
+            .into_iter()
+            .find(|p| std::fs::canonicalize(p.binary()).ok().as_ref() == Some(&ours))
+            .map(|p| format!("the ZCode plugin {}", p.root.display()))
+    }
+
     fn title(&self) -> &'static str {
         "ZCode"
     }

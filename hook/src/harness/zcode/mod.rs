@@ -1,8 +1,10 @@
 //! ZCode: hook payloads, hook output, `~/.zcode/cli/config.json`.
 pub mod config_file;
+pub mod doctor;
 pub mod install_target;
 pub mod installed;
 pub mod output;
+pub mod placement;
 pub mod wire;
 
 use std::path::Path;
@@ -26,7 +28,7 @@ impl Harness for ZCode {
     /// The user `config.json` (required unless the workspace, a plugin or another agent runs
     /// ovhook) and where ZCode runs our hooks from in the current folder.
     fn doctor_checks(&self, ctx: &DoctorContext<'_>) -> Vec<Check> {
-        crate::doctor::zcode_report(ctx)
+        doctor::report(ctx)
     }
 
     fn remote_session_id(&self, native: &str) -> String {

@@ -7,13 +7,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Check, Level};
-use crate::harness::claude_code::install_target::{
+use super::install_target::{
     first_word, is_ours, user_file_path, user_settings_path, CLAUDE_SETTINGS, OUR_HOOKS,
 };
-use crate::harness::claude_code::plugin::{self, InstalledPlugin};
-use crate::harness::zcode::config_file::{mentions_integration, MCP_NAME};
+use super::plugin::{self, InstalledPlugin};
+use crate::doctor::{Check, Level};
 use crate::install::json_doc::parse_object;
+use crate::install::marker::{mentions_integration, MCP_NAME};
 use crate::install::target::PlaceFormat;
 
 /// Whether Claude Code's user settings hold hooks of ours.

@@ -5,15 +5,15 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::manifest::{self, Manifest};
-use super::target::{InstallTarget, Place, Scope};
-use super::{
-    atomic, bin_home, home_dir, load, original, ovcli_path, parse, recorded_places, scope_of,
-    state_root, usage_error, Loaded,
-};
+use super::install_args::{home_dir, parse, scope_of, usage_error};
+use crate::install::manifest::{self, Manifest};
+use crate::install::paths::{ovcli_path, state_root};
+use crate::install::places::{load, recorded_places, Loaded};
+use crate::install::target::{InstallTarget, Place, Scope};
+use crate::install::{atomic, bin_home, original};
 
 /// `ovhook uninstall`.
-pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
+pub fn run(args: &[String]) -> anyhow::Result<i32> {
     let args = match parse(args, false) {
         Ok(a) => a,
         Err(msg) => return Ok(usage_error(&msg)),
@@ -168,7 +168,11 @@ pub fn run_uninstall(args: &[String]) -> anyhow::Result<i32> {
             bin_home::dir(&home).display()
         ),
         None => {
-            for bin in bin_home::remove(&home)? {
+            let beside: Vec<&str> = crate::harness::ALL
+                .iter()
+                .filter_map(|h| h.install_target().beside_binary())
+                .collect();
+            for bin in bin_home::remove(&home, &beside)? {
                 println!("ovhook: removed {}", bin.display());
             }
         }
@@ -213,21 +217,10 @@ fn still_installed(home: &Path, manifest: &Manifest) -> Option<String> {
             }
         }
     }
-    let claude_plugin = crate::harness::claude_code::plugin::installed(home)
-        .into_iter()
-        .find(|p| p.runs_stable_home);
-    if let Some(p) = claude_plugin {
-        return Some(format!("the Claude Code plugin {}", p.id));
-    }
-    // A ZCode plugin runs the home's binary when install linked its `bin/ovhook` there.
-    let ours = std::fs::canonicalize(bin_home::ovhook(home)).ok();
-    let linked = crate::harness::zcode::installed::plugin_installs(home)
-        .into_iter()
-        .find(|p| ours.is_some() && std::fs::canonicalize(p.binary()).ok() == ours);
-    if let Some(p) = linked {
-        return Some(format!("the ZCode plugin {}", p.root.display()));
-    }
-    None
+    let exe = bin_home::ovhook(home);
+    crate::harness::ALL
+        .iter()
+        .find_map(|h| h.install_target().plugin_running(home, &exe))
 }
 
 /// Nothing more of `t`'s sessions leaves the machine ([`crate::held`]); says what stays unsent

@@ -5,14 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::harness::zcode::config_file::{self, ConfigFile};
-use crate::harness::zcode::install_target::{agents_mcp_path, project_config_path};
-use crate::harness::zcode::installed::{self, PluginInstall, Version};
+use super::config_file::{self, ConfigFile};
+use super::install_target::{agents_mcp_path, project_config_path, AGENTS_MCP, ZCODE_CONFIG};
+use super::installed::{self, PluginInstall, Version};
+use crate::doctor::{Check, Level};
 use crate::install::json_doc::JsonDoc;
 use crate::install::manifest::{self, Manifest};
 use crate::install::target::PlaceFormat;
-
-use super::{Check, Level};
 
 /// What the user-level config holds, as the caller read it.
 pub struct UserLevel {
@@ -275,9 +274,9 @@ impl Placement {
 /// is not this binary.
 fn stale_binary_checks(path: &Path, exe: Option<&Path>) -> Vec<Check> {
     let format: &dyn PlaceFormat = if path.ends_with(".agents/mcp.json") {
-        &crate::harness::zcode::install_target::AGENTS_MCP
+        &AGENTS_MCP
     } else {
-        &crate::harness::zcode::install_target::ZCODE_CONFIG
+        &ZCODE_CONFIG
     };
     let Ok(doc) = JsonDoc::read(path, format.describe()) else {
         return vec![Check::new(

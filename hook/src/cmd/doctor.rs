@@ -1,0 +1,117 @@
+//! `ovhook doctor [--home DIR]`: one line per check, `ok|warn|FAIL <what>: <detail>`; exit 0
+//! when nothing FAILs, 1 otherwise.
+//!
+//! Sections: every harness's own lines, in [`crate::harness::ALL`]'s order
+//! (`Harness::doctor_checks`: ZCode's config and placement, Claude Code's settings and plugin,
+//! the other agents' files), what keeps turns from leaving (pause, uninstalled harnesses), the
+//! configuration sources, the privacy rule, the server, then the journals.
+
+use std::path::{Path, PathBuf};
+
+use ov_engine::config::{self, LoadContext};
+
+use crate::doctor::{self, journals, privacy, server, Check, DoctorContext, Level};
+
+/// `ovhook doctor`.
+pub fn run(args: &[String]) -> anyhow::Result<i32> {
+    let mut home: Option<PathBuf> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--home" => match it.next() {
+                Some(h) => home = Some(PathBuf::from(h)),
+                None => {
+                    eprintln!("ovhook: --home needs a value\nusage: ovhook doctor [--home DIR]");
+                    return Ok(2);
+                }
+            },
+            other => {
+                eprintln!("ovhook: unknown argument '{other}'\nusage: ovhook doctor [--home DIR]");
+                return Ok(2);
+            }
+        }
+    }
+    let mut ctx = LoadContext::from_process(None);
+    if let Some(h) = home {
+        ctx.home = h;
+    }
+    let checks = collect(&ctx);
+    for c in &checks {
+        println!("{c}");
+    }
+    Ok(i32::from(checks.iter().any(|c| c.level == Level::Fail)))
+}
+
+/// Every check, in report order.
+pub fn collect(ctx: &LoadContext) -> Vec<Check> {
+    let state = state_root(ctx);
+    let installed: Vec<&'static str> = crate::harness::ALL
+        .iter()
+        .filter(|h| h.installed(&ctx.home))
+        .map(|h| h.name())
+        .collect();
+    let harness_ctx = DoctorContext {
+        home: &ctx.home,
+        cwd: &ctx.cwd,
+        state: &state,
+        installed: &installed,
+    };
+    let mut out = Vec::new();
+    for h in crate::harness::ALL {
+        out.extend(h.doctor_checks(&harness_ctx));
+    }
+    let loaded = config::load(ctx);
+    out.extend(doctor::config::report(&loaded));
+    out.extend(consent_checks(&state, &loaded.config));
+    out.extend(privacy::report(&loaded.config));
+    out.extend(server::report(&loaded.config));
+    out.extend(journals::report(
+        &state,
+        loaded.config.actor_peer.as_deref(),
+    ));
+    out
+}
+
+/// Whether capture is paused here (`ovhook pause`) and which harnesses were uninstalled (their
+/// unsent work is held): both keep turns from leaving, on purpose.
+fn consent_checks(state: &Path, cfg: &config::Config) -> Vec<Check> {
+    let mut out = Vec::new();
+    let paused = ov_engine::pause::list(state);
+    if !paused.is_empty() {
+        out.push(Check::new(
+            Level::Warn,
+            "capture paused",
+            format!(
+                "{} (turns made meanwhile are never sent; `ovhook status`, `ovhook resume`)",
+                paused.join(", ")
+            ),
+        ));
+    }
+    if let Some(scope) = ov_engine::pause::paused(state, "", || cfg.workspace.slot.clone()) {
+        out.push(Check::new(
+            Level::Warn,
+            "capture here",
+            format!("off: paused ({})", scope.describe()),
+        ));
+    }
+    for t in crate::harness::ALL.map(|h| h.install_target()) {
+        if crate::held::is_held(state, t.name()) {
+            out.push(Check::new(
+                Level::Warn,
+                "uninstalled",
+                format!(
+                    "{}: nothing of its sessions is sent (ovhook install --harness {} sends what \
+                     waits)",
+                    t.title(),
+                    t.name()
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The state root as the hooks see it, from the doctor's environment snapshot.
+fn state_root(ctx: &LoadContext) -> PathBuf {
+    ov_engine::paths::state_root_from(&|k| ctx.var(k).map(str::to_string), &ctx.home)
+}
