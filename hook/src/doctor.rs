@@ -9,6 +9,7 @@
 pub mod agents;
 pub mod config;
 pub mod journals;
+pub mod presence;
 pub mod privacy;
 pub mod server;
 
@@ -68,6 +69,8 @@ pub struct DoctorContext<'a> {
     pub cwd: &'a Path,
     /// ovhook's state root.
     pub state: &'a Path,
+    /// `PATH`, where agents' executables are looked for.
+    pub path_var: Option<&'a std::ffi::OsStr>,
     /// The harnesses that run ovhook for this user ([`crate::harness::Harness::installed`]).
     pub installed: &'a [&'static str],
 }

@@ -1,16 +1,18 @@
 //! `ovhook doctor [--home DIR]`: one line per check, `ok|warn|FAIL <what>: <detail>`; exit 0
 //! when nothing FAILs, 1 otherwise.
 //!
-//! Sections: every harness's own lines, in [`crate::harness::ALL`]'s order
+//! Sections: for every harness, in [`crate::harness::ALL`]'s order, a line when the agent is
+//! on this machine or ovhook is installed for it ([`presence::agent_line`]: found where, installed
+//! or not, whether our hooks will run), then the harness's own lines
 //! (`Harness::doctor_checks`: ZCode's config and placement, Claude Code's settings and plugin,
-//! the other agents' files), what keeps turns from leaving (pause, uninstalled harnesses), the
+//! the other agents' files); what keeps turns from leaving (pause, uninstalled harnesses), the
 //! configuration sources, the privacy rule, the server, then the journals.
 
 use std::path::{Path, PathBuf};
 
 use ov_engine::config::{self, LoadContext};
 
-use crate::doctor::{self, journals, privacy, server, Check, DoctorContext, Level};
+use crate::doctor::{self, journals, presence, privacy, server, Check, DoctorContext, Level};
 
 /// `ovhook doctor`.
 pub fn run(args: &[String]) -> anyhow::Result<i32> {
@@ -50,15 +52,26 @@ pub fn collect(ctx: &LoadContext) -> Vec<Check> {
         .filter(|h| h.installed(&ctx.home))
         .map(|h| h.name())
         .collect();
+    let path_var = std::env::var_os("PATH");
     let harness_ctx = DoctorContext {
         home: &ctx.home,
         cwd: &ctx.cwd,
         state: &state,
+        path_var: path_var.as_deref(),
         installed: &installed,
     };
     let mut out = Vec::new();
     for h in crate::harness::ALL {
-        out.extend(h.doctor_checks(&harness_ctx));
+        let checks = h.doctor_checks(&harness_ctx);
+        let found = h.presence().find(&ctx.home, harness_ctx.path_var);
+        out.extend(presence::agent_line(
+            h.install_target().title(),
+            h.name(),
+            found.as_ref(),
+            installed.contains(&h.name()),
+            &checks,
+        ));
+        out.extend(checks);
     }
     let loaded = config::load(ctx);
     out.extend(doctor::config::report(&loaded));

@@ -6,7 +6,8 @@
 //! harness's name as data).
 //!
 //! [`ALL`] is the only list of harnesses: install, uninstall, doctor, `--harness` and the
-//! hooks find every harness through it. Adding one is its folder and one line of [`ALL`]; a
+//! hooks find every harness through it. The doctor finds the agent on the machine by its
+//! [`Harness::presence`] (data in its folder: executable names, configuration folder). Adding one is its folder and one line of [`ALL`]; a
 //! test fails while a folder under `harness/` has no harness of its name in [`ALL`].
 //!
 //! # Where each harness lives
@@ -49,6 +50,7 @@ use std::path::Path;
 
 use ov_engine::turnbook::AnswerPrecedence;
 
+use crate::doctor::presence::Presence;
 use crate::doctor::{agents, Check, DoctorContext};
 use crate::install::target::InstallTarget;
 
@@ -104,6 +106,9 @@ pub trait Harness: Sync {
     /// Where ovhook is installed into this harness: its configuration files and how our
     /// entries live in them. Its [`InstallTarget::name`] is [`Harness::name`].
     fn install_target(&self) -> &'static dyn InstallTarget;
+    /// How to tell the agent is on this machine (its executables, its configuration folder):
+    /// the doctor lists every agent it finds.
+    fn presence(&self) -> Presence;
     /// Whether this harness runs ovhook for the user at `home` (entries of ours in a user
     /// file of its install target; a harness with its own plugin says so too).
     fn installed(&self, home: &Path) -> bool {

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::claude_code::output;
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
+use crate::doctor::presence::Presence;
 use crate::install::target::InstallTarget;
 
 /// One such agent.
@@ -19,6 +20,8 @@ pub struct PayloadOnly {
     pub parse: fn(&[u8], bool) -> HookInput,
     /// Where it is installed (its `install_target`).
     pub install: &'static dyn InstallTarget,
+    /// How to tell it is on this machine.
+    pub presence: Presence,
 }
 
 impl Harness for PayloadOnly {
@@ -28,6 +31,10 @@ impl Harness for PayloadOnly {
 
     fn install_target(&self) -> &'static dyn InstallTarget {
         self.install
+    }
+
+    fn presence(&self) -> Presence {
+        self.presence
     }
 
     fn remote_session_id(&self, native: &str) -> String {

@@ -384,3 +384,101 @@ fn no_url_is_the_local_default_and_says_so() {
         );
     }
 }
+
+/// An executable stand-in for an agent's binary.
+fn fake_agent(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
+    fs::write(path, "#!/bin/sh\nexit 0\n").expect("write");
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// Doctor lists every agent it finds on the machine (its executable on PATH, else its
+/// configuration folder) and none it does not, says whether ovhook is installed for each, and
+/// whether our hooks will run there: Codex runs no hook it does not trust, ZCode none while
+/// `hooks.enabled` is false.
+#[test]
+fn agents_on_the_machine_are_listed_installed_or_not_and_whether_hooks_run() {
+    let (tmp, cwd) = setup();
+    let home = tmp.path().join("home");
+    let bin = tmp.path().join("bin");
+    fs::create_dir_all(&home).expect("home");
+    fake_agent(&bin.join("codex"));
+    fake_agent(&bin.join("gemini"));
+    fs::create_dir_all(home.join(".qwen")).expect("qwen folder");
+    let home_arg = home.to_string_lossy().into_owned();
+    for harness in ["zcode", "codex", "gemini"] {
+        Command::cargo_bin("ovhook")
+            .expect("binary")
+            .env_clear()
+            .args(["install", "--harness", harness, "--home", &home_arg])
+            .assert()
+            .success();
+    }
+    let path = bin.display().to_string();
+    let (code, out) = doctor(&home, &cwd, &[("PATH", &path)]);
+    let line = |title: &str| {
+        let prefix = format!(" agent {title}: ");
+        out.lines()
+            .find(|l| l.contains(&prefix))
+            .unwrap_or_else(|| panic!("no line for {title}:\n{out}"))
+            .to_owned()
+    };
+    let gemini = bin.join("gemini");
+    assert_eq!(
+        line("Gemini CLI"),
+        format!(
+            "ok agent Gemini CLI: found: {}; ovhook is installed and its hooks will run",
+            gemini.display()
+        )
+    );
+    let codex = line("Codex CLI");
+    assert!(
+        codex.starts_with(&format!(
+            "FAIL agent Codex CLI: found: {}; ovhook is installed but its hooks will not run: \
+             Codex CLI hook trust: ",
+            bin.join("codex").display()
+        )),
+        "{codex}"
+    );
+    assert_eq!(
+        line("Qwen Code"),
+        format!(
+            "ok agent Qwen Code: found: {} (not on PATH); ovhook is not installed for it \
+             (ovhook install --harness qwen)",
+            home.join(".qwen").display()
+        )
+    );
+    assert!(
+        line("ZCode").starts_with("ok agent ZCode: found: "),
+        "{}",
+        line("ZCode")
+    );
+    for absent in [
+        "GitHub Copilot CLI",
+        "Claude Code",
+        "OpenCode",
+        "Kilo Code",
+        "Cursor",
+    ] {
+        assert!(
+            !out.contains(&format!(" agent {absent}: ")),
+            "{absent} is not on this machine:\n{out}"
+        );
+    }
+    assert_eq!(code, 1, "Codex's untrusted hooks fail the doctor");
+
+    let mut cfg = config(&home);
+    cfg["hooks"]["enabled"] = json!(false);
+    set_config(&home, &cfg);
+    let (_, out) = doctor(&home, &cwd, &[("PATH", &path)]);
+    let zcode = out
+        .lines()
+        .find(|l| l.contains(" agent ZCode: "))
+        .expect("a ZCode line");
+    assert!(
+        zcode.starts_with("FAIL agent ZCode: ")
+            && zcode.contains("its hooks will not run: hooks.enabled: "),
+        "{zcode}"
+    );
+}

@@ -23,6 +23,7 @@ pub mod wire;
 use std::path::Path;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
+use crate::doctor::presence::Presence;
 use crate::install::target::InstallTarget;
 
 /// Google's Antigravity CLI.
@@ -39,6 +40,13 @@ impl Harness for Antigravity {
 
     fn install_target(&self) -> &'static dyn InstallTarget {
         &install_target::ANTIGRAVITY
+    }
+
+    fn presence(&self) -> Presence {
+        Presence {
+            binaries: &["agy"],
+            config_dir: |home| home.join(".gemini").join("antigravity-cli"),
+        }
     }
 
     fn parse(&self, raw: &[u8], truncated: bool) -> HookInput {

@@ -11,6 +11,7 @@ use std::path::Path;
 use ov_engine::turnbook::AnswerPrecedence;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
+use crate::doctor::presence::Presence;
 use crate::doctor::{Check, DoctorContext};
 use crate::install::target::InstallTarget;
 
@@ -24,6 +25,13 @@ impl Harness for ClaudeCode {
 
     fn install_target(&self) -> &'static dyn InstallTarget {
         &install_target::CLAUDE_CODE
+    }
+
+    fn presence(&self) -> Presence {
+        Presence {
+            binaries: &["claude"],
+            config_dir: transcript::config_dir,
+        }
     }
 
     /// Hooks in its user settings, or the ovhook plugin.

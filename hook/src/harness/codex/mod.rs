@@ -7,6 +7,7 @@ pub mod trust;
 pub mod wire;
 
 use super::payload_only::PayloadOnly;
+use crate::doctor::presence::Presence;
 
 /// OpenAI's Codex CLI.
 pub const CODEX: PayloadOnly = PayloadOnly {
@@ -14,4 +15,8 @@ pub const CODEX: PayloadOnly = PayloadOnly {
     remote_prefix: "cx-",
     parse: wire::parse,
     install: &install_target::CODEX,
+    presence: Presence {
+        binaries: &["codex"],
+        config_dir: install_target::codex_home,
+    },
 };

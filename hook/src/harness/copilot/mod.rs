@@ -21,6 +21,7 @@ use ov_engine::transcript::copilot::latest_prompt_id;
 use ov_engine::turnbook::AnswerPrecedence;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
+use crate::doctor::presence::Presence;
 use crate::install::target::InstallTarget;
 
 /// GitHub's Copilot CLI.
@@ -33,6 +34,13 @@ impl Harness for Copilot {
 
     fn install_target(&self) -> &'static dyn InstallTarget {
         &install_target::COPILOT
+    }
+
+    fn presence(&self) -> Presence {
+        Presence {
+            binaries: &["copilot"],
+            config_dir: transcript::state_dir,
+        }
     }
 
     fn remote_session_id(&self, native: &str) -> String {

@@ -25,6 +25,7 @@ pub mod wire;
 use std::path::Path;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
+use crate::doctor::presence::Presence;
 use crate::install::target::InstallTarget;
 
 /// Cursor.
@@ -41,6 +42,13 @@ impl Harness for Cursor {
 
     fn install_target(&self) -> &'static dyn InstallTarget {
         &install_target::CURSOR
+    }
+
+    fn presence(&self) -> Presence {
+        Presence {
+            binaries: &["cursor-agent"],
+            config_dir: install_target::cursor_dir,
+        }
     }
 
     fn parse(&self, raw: &[u8], truncated: bool) -> HookInput {

@@ -24,6 +24,7 @@ use ov_engine::transcript::gemini::latest_prompt_id;
 use ov_engine::turnbook::AnswerPrecedence;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
+use crate::doctor::presence::Presence;
 use crate::install::target::InstallTarget;
 
 /// Google's Gemini CLI.
@@ -36,6 +37,13 @@ impl Harness for Gemini {
 
     fn install_target(&self) -> &'static dyn InstallTarget {
         &install_target::GEMINI
+    }
+
+    fn presence(&self) -> Presence {
+        Presence {
+            binaries: &["gemini"],
+            config_dir: transcript::gemini_dir,
+        }
     }
 
     fn remote_session_id(&self, native: &str) -> String {

@@ -24,6 +24,7 @@ pub mod wire;
 use std::path::Path;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
+use crate::doctor::presence::Presence;
 use crate::install::target::InstallTarget;
 
 /// The plugin shim, with `__OVHOOK_HARNESS__` standing for the harness's name.
@@ -42,6 +43,8 @@ pub struct OpenCodeFamily {
     pub remote_prefix: &'static str,
     /// Where it is installed.
     pub install: &'static install_target::FamilyTarget,
+    /// How to tell it is on this machine.
+    pub presence: Presence,
 }
 
 /// OpenCode (`opencode-ai`).
@@ -49,6 +52,10 @@ pub const OPENCODE: OpenCodeFamily = OpenCodeFamily {
     name: "opencode",
     remote_prefix: "oc-",
     install: &install_target::OPENCODE,
+    presence: Presence {
+        binaries: &["opencode"],
+        config_dir: |home| home.join(".config").join("opencode"),
+    },
 };
 
 /// Kilo Code CLI (`@kilocode/cli`).
@@ -56,6 +63,10 @@ pub const KILO: OpenCodeFamily = OpenCodeFamily {
     name: "kilo",
     remote_prefix: "kc-",
     install: &install_target::KILO,
+    presence: Presence {
+        binaries: &["kilo", "kilocode"],
+        config_dir: |home| home.join(".config").join("kilo"),
+    },
 };
 
 impl Harness for OpenCodeFamily {
@@ -65,6 +76,10 @@ impl Harness for OpenCodeFamily {
 
     fn install_target(&self) -> &'static dyn InstallTarget {
         self.install
+    }
+
+    fn presence(&self) -> Presence {
+        self.presence
     }
 
     fn remote_session_id(&self, native: &str) -> String {

@@ -6,6 +6,7 @@ pub mod install_target;
 pub mod wire;
 
 use super::payload_only::PayloadOnly;
+use crate::doctor::presence::Presence;
 
 /// Alibaba's Qwen Code CLI.
 pub const QWEN: PayloadOnly = PayloadOnly {
@@ -13,4 +14,8 @@ pub const QWEN: PayloadOnly = PayloadOnly {
     remote_prefix: "qw-",
     parse: wire::parse,
     install: &install_target::QWEN,
+    presence: Presence {
+        binaries: &["qwen"],
+        config_dir: |home| home.join(".qwen"),
+    },
 };

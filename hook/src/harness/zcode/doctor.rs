@@ -228,6 +228,7 @@ mod tests {
                 home: &home,
                 cwd: tmp.path(),
                 state: &state,
+                path_var: None,
                 installed,
             };
             report(&ctx)

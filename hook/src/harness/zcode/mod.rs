@@ -10,6 +10,7 @@ pub mod wire;
 use std::path::Path;
 
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
+use crate::doctor::presence::Presence;
 use crate::doctor::{Check, DoctorContext};
 use crate::install::target::InstallTarget;
 
@@ -23,6 +24,14 @@ impl Harness for ZCode {
 
     fn install_target(&self) -> &'static dyn InstallTarget {
         &install_target::ZCODE
+    }
+
+    /// ZCode is an app: it is found by its folder.
+    fn presence(&self) -> Presence {
+        Presence {
+            binaries: &[],
+            config_dir: |home| home.join(".zcode"),
+        }
     }
 
     /// The user `config.json` (required unless the workspace, a plugin or another agent runs
