@@ -9,7 +9,8 @@
 //! * `version` is [`CODEC_VERSION`] for events and [`SNAPSHOT_VERSION`] for
 //!   snapshots written by this build. An event of an older version is decoded
 //!   through its frozen types (`codec/v1.rs`, `codec/v2.rs`) and converted; a newer version is
-//!   refused with [`CodecError::UnknownVersion`], never guessed at. A snapshot of
+//!   refused with [`CodecError::UnknownVersion`], never guessed at. A snapshot of version 4
+//!   is today's layout without its last field (decoded with `None` there); one of
 //!   version 3 is decoded through its frozen types (`codec/snapshot_v3.rs`) and
 //!   converted; an older layout is refused with [`CodecError::OldSnapshot`]: a snapshot
 //!   is a cache of the fold, and the store folds from an older snapshot or the events
@@ -27,6 +28,7 @@
 //! | 2 | `State::acks_unverified` appended (a version-1 body plus one 0 byte) |
 //! | 3 | the turn book's records and rollout fragments gained the fields of event version 2; versions 1 and 2 are refused ([`CodecError::OldSnapshot`]) |
 //! | 4 | the fields of event version 3 in the turn book's fragments, `TurnRecord::{prompt_hook_ms, stop_hook_ms}`, `MessageRecord::created_at_ms`; consent: `TurnRecord::{hook_seen, refused}`, the book's refused turn ids, `State::forgotten_at_ms`; privacy: `State::redactions` (counts of what the privacy rule removed); version 3 is decoded through its frozen types and converted (no times; a hook saw a turn when the version-3 record or the liveness says so), versions 1 and 2 are refused; `State::delivered` (identities of delivered messages, 8 bytes each, whose records are let go), `State::delivered_cursor`, `State::records_let_go` appended (a converted version 3 lets go of its settled records as a fold would) |
+//! | 5 | `State::transcript_path` appended (the file a Stop payload named, `Event::TranscriptNamed`): a version-4 body plus one 0 byte |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!
@@ -50,7 +52,7 @@ mod v2;
 /// Version byte of event records written by this build.
 pub const CODEC_VERSION: u8 = 3;
 /// Version byte of snapshots written by this build.
-pub const SNAPSHOT_VERSION: u8 = 4;
+pub const SNAPSHOT_VERSION: u8 = 5;
 /// Tag of an event record.
 pub const TAG_EVENT: u8 = 1;
 /// Tag of a state snapshot record.
@@ -167,18 +169,24 @@ pub fn decode_event(bytes: &[u8]) -> Result<Envelope, CodecError> {
 }
 
 /// Encodes a state snapshot ([`SNAPSHOT_VERSION`]).
-// Format: { version:u8 (4) | tag:u8 (2) | body: bincode(State) }
+// Format: { version:u8 (5) | tag:u8 (2) | body: bincode(State) }
 pub fn encode_snapshot(state: &State, out: &mut Vec<u8>) -> Result<(), CodecError> {
     encode_tagged(SNAPSHOT_VERSION, TAG_SNAPSHOT, state, out)
 }
 
-/// Decodes a state snapshot of this build's version or of version 3 (converted, then its
-/// settled records let go as a fold would have); an older
-/// one is [`CodecError::OldSnapshot`] (its turn book has another layout).
+/// Decodes a state snapshot of this build's version, of version 4 (today's layout but for
+/// the last field, `State::transcript_path`: its body plus one 0 byte, `None`) or of version 3
+/// (converted, then its settled records let go as a fold would have); an older one is
+/// [`CodecError::OldSnapshot`] (its turn book has another layout).
 pub fn decode_snapshot(bytes: &[u8]) -> Result<State, CodecError> {
     let (version, body) = split_tagged(TAG_SNAPSHOT, bytes)?;
     match version {
         SNAPSHOT_VERSION => decode_body(body),
+        4 => {
+            let mut body = body.to_vec();
+            body.push(0);
+            decode_body(&body)
+        }
         3 => decode_body::<snapshot_v3::State>(body).map(|s| State::from(s).upgraded()),
         1 | 2 => Err(CodecError::OldSnapshot { version }),
         version => Err(CodecError::UnknownVersion { version }),
@@ -471,6 +479,45 @@ mod tests {
         encode_event(&env, &mut buf).expect("encode");
         assert_eq!(hex(&buf), "030101011901017404686f6f6b01036a777402");
         assert_eq!(decode_event(&buf).expect("decode"), env);
+    }
+
+    /// `TranscriptNamed`, appended after `Pruned`: index 28 and the path.
+    #[test]
+    fn golden_bytes_of_the_transcript_named_event() {
+        let env = Envelope {
+            at_ms: 1,
+            pid: 1,
+            event: Event::TranscriptNamed { path: "/t".into() },
+        };
+        let mut buf = Vec::new();
+        encode_event(&env, &mut buf).expect("encode");
+        assert_eq!(hex(&buf), "030101011c022f74");
+        assert_eq!(decode_event(&buf).expect("decode"), env);
+    }
+
+    /// A version-4 snapshot is today's body without `transcript_path`: it decodes with
+    /// `None` there, and only that way (a version-5 body under version 4 is refused).
+    #[test]
+    fn a_version_4_snapshot_decodes_without_the_transcript_path() {
+        let mut state = State::fold(&sample());
+        let mut v5 = Vec::new();
+        encode_snapshot(&state, &mut v5).expect("encode");
+        assert_eq!(
+            v5.last(),
+            Some(&0),
+            "transcript_path None is one 0 byte, last"
+        );
+        let mut v4 = v5[..v5.len() - 1].to_vec();
+        v4[0] = 4;
+        assert_eq!(decode_snapshot(&v4).expect("decode v4"), state);
+        state.transcript_path = Some("/p/s.jsonl".into());
+        encode_snapshot(&state, &mut v5).expect("encode");
+        assert_eq!(decode_snapshot(&v5).expect("decode v5"), state);
+        v5[0] = 4;
+        assert!(matches!(
+            decode_snapshot(&v5),
+            Err(CodecError::Trailing { .. } | CodecError::Body(_))
+        ));
     }
 
     /// Snapshots of older layouts are refused (the store folds the events instead);

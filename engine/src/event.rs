@@ -396,6 +396,14 @@ pub enum Event {
         /// The retention they had passed, in days.
         retention_days: u64,
     },
+    /// A Stop's payload named the session's transcript file, and its harness reads that file
+    /// (Claude Code's `transcript_path`, Copilot's `transcriptPath`, Gemini's): the worker
+    /// reads it instead of searching the agent's folders. Journaled with the Stop; the
+    /// latest one holds ([`crate::projector::State::transcript_path`]).
+    TranscriptNamed {
+        /// The file, as the payload named it.
+        path: String,
+    },
 }
 
 impl Event {
@@ -430,6 +438,7 @@ impl Event {
             Event::Redacted { .. } => "redacted",
             Event::ServerHolds { .. } => "server-holds",
             Event::Pruned { .. } => "pruned",
+            Event::TranscriptNamed { .. } => "transcript-named",
         }
     }
 

@@ -49,7 +49,10 @@ impl WorkerCtx {
 impl WorkerContext for WorkerCtx {
     fn transcript(&self, state: &State) -> Option<Box<dyn TranscriptSource>> {
         let sid = state.session_id.as_deref()?;
-        let file = harness_of(state).transcript(&self.home, sid, state.cwd.as_deref())?;
+        // The file a Stop named, else the harness finds it (journals from before such
+        // Stops, harnesses whose payloads name none).
+        let named = state.transcript_path.as_deref().map(Path::new);
+        let file = harness_of(state).transcript(&self.home, sid, state.cwd.as_deref(), named)?;
         Some(Box::new(file))
     }
 

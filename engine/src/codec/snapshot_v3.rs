@@ -213,6 +213,7 @@ impl From<State> for Today {
             delivered: Default::default(),
             delivered_cursor: None,
             records_let_go: 0,
+            transcript_path: None,
         }
     }
 }

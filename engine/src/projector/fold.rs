@@ -245,6 +245,7 @@ impl State {
             | Event::CommitTraced { .. }
             | Event::SpillIngested { .. }
             | Event::Pruned { .. } => {}
+            Event::TranscriptNamed { path } => self.transcript_path = Some(path.clone()),
             Event::ServerHolds { identities } => {
                 for id in identities {
                     self.delivered.insert(*id);

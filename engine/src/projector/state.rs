@@ -263,12 +263,18 @@ pub struct State {
     /// Identities of the delivered messages whose records were let go (see
     /// [`State::messages`]), and of every message the server held when asked after damage
     /// ([`crate::event::Event::ServerHolds`]). Fields from here on were appended by snapshot
-    /// version 4 and must stay last (see [`crate::codec::decode_snapshot`]).
+    /// version 4 (and 5) and must stay last (see [`crate::codec::decode_snapshot`]).
     pub delivered: DeliveredSet,
     /// The last turn of the let-go records, in plan order: where [`State::cursor`] starts.
     pub delivered_cursor: Option<String>,
     /// Message records let go so far.
     pub records_let_go: u64,
+    /// The transcript file the latest Stop payload named
+    /// ([`crate::event::Event::TranscriptNamed`]); `None` when no Stop named one (the
+    /// harness then finds the file itself). Appended by snapshot version 5: a version-4 body
+    /// decodes as this layout with `None` here ([`crate::codec::decode_snapshot`]); must stay
+    /// last.
+    pub transcript_path: Option<String>,
 }
 
 impl State {

@@ -70,14 +70,25 @@ pub trait Harness: Sync {
     /// The output line denying a tool use.
     fn deny_output(&self, reason: &str, max_bytes: usize) -> Option<String>;
     /// The session's transcript file (ZCode: its rollout file; Claude Code: its
-    /// session transcript), given the session's last known working directory; `None` for a
-    /// harness whose payloads carry the whole turn.
+    /// session transcript), given the session's last known working directory and the file
+    /// a hook's payload last named (journaled when [`Harness::names_transcript`]); `None`
+    /// for a harness whose payloads carry the whole turn.
     fn transcript(
         &self,
         home: &Path,
         session_id: &str,
         cwd: Option<&str>,
+        named: Option<&Path>,
     ) -> Option<TranscriptFile>;
+    /// Whether the transcript path in `event`'s payload names the file
+    /// [`Harness::transcript`] reads: the hook then journals it (`Event::TranscriptNamed`),
+    /// and workers read that file instead of searching the agent's folders. (ZCode's Stop
+    /// names a temporary copy of the last reply, not its rollout; a resumed Gemini
+    /// session's SessionStart names a file holding only headers.)
+    fn names_transcript(&self, event: HookEvent) -> bool {
+        let _ = event;
+        false
+    }
     /// The session is a subagent's own (spawned by the agent, not opened by the user).
     fn is_subagent_session(&self, native: &str) -> bool {
         let _ = native;

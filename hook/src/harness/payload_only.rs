@@ -62,6 +62,7 @@ impl Harness for PayloadOnly {
         _home: &Path,
         _session_id: &str,
         _cwd: Option<&str>,
+        _named: Option<&Path>,
     ) -> Option<TranscriptFile> {
         None
     }

@@ -158,6 +158,18 @@ impl Invocation {
         ov_engine::paths::journal_dir(&self.root, &self.session_id)
     }
 
+    /// [`Event::TranscriptNamed`] when this `event`'s payload names the session's transcript
+    /// file by an absolute path and the harness reads that file
+    /// ([`Harness::names_transcript`]): workers then read it instead of searching for it.
+    pub fn transcript_named(&self, event: HookEvent) -> Option<Event> {
+        let path = self.input.transcript_path.as_deref()?;
+        (self.harness.names_transcript(event) && Path::new(path).is_absolute()).then(|| {
+            Event::TranscriptNamed {
+                path: path.to_owned(),
+            }
+        })
+    }
+
     /// The event for this invocation, without the conversation's text (prompt and answer
     /// left out).
     pub fn received(&self, kind: HookKind) -> HookReceived {

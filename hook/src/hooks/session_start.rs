@@ -13,9 +13,12 @@ pub fn handle(inv: &Invocation) -> Option<String> {
     let paused = inv.paused(|| cfg.workspace.slot.clone()).is_some();
     let active = cfg.memory_enabled && !inv.passes_through(&cfg);
     let privacy = (active && !paused).then(|| ov_engine::privacy::Policy::from_config(&cfg));
-    let Journaled::Store(store) =
-        inv.open_journaling_all(inv.received_events(HookKind::SessionStart, privacy.as_ref()))
-    else {
+    let mut events = inv.received_events(HookKind::SessionStart, privacy.as_ref());
+    if active {
+        // Before the drain below starts: it reads the file the payload names.
+        events.extend(inv.transcript_named(HookEvent::SessionStart));
+    }
+    let Journaled::Store(store) = inv.open_journaling_all(events) else {
         return None;
     };
     if !active {

@@ -6,7 +6,7 @@
 use crate::common;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use common::{context_of, count, Env};
 use ov_engine::event::{Event, HookKind, WorkerReason};
@@ -290,4 +290,123 @@ fn a_turn_made_while_the_plugin_was_disabled_is_never_sent() {
         .count();
     assert_eq!(skipped, 1, "one turn no hook saw: {:?}", state.turns);
     common::assert_settled(&env, &sid);
+}
+
+/// Plays the first recorded invocation ("Please read my notes", answered in two text blocks
+/// around a tool call) of session `sid`, writing its transcript lines to `transcript` before
+/// the prompt's first hook; `named` is the `transcript_path` of its payloads (`None`: left out).
+fn play_first_invocation(env: &Env, sid: &str, cwd: &str, transcript: &Path, named: Option<&Path>) {
+    let inv = invocations(
+        sid,
+        cwd,
+        &named.map(|p| p.display().to_string()).unwrap_or_default(),
+    )
+    .into_iter()
+    .next()
+    .expect("first invocation");
+    std::fs::create_dir_all(transcript.parent().expect("dir")).expect("mkdir");
+    std::fs::write(transcript, &inv.transcript).expect("transcript");
+    for mut payload in inv.hooks {
+        if named.is_none() {
+            payload
+                .as_object_mut()
+                .expect("object")
+                .remove("transcript_path");
+        }
+        let event = payload["hook_event_name"]
+            .as_str()
+            .expect("event")
+            .to_owned();
+        let out = env.run_with(
+            &["--harness", "claude-code", command_of(&event)],
+            payload.to_string().as_bytes(),
+            &[("OVHOOK_NO_DETACH", "1")],
+        );
+        assert_eq!(out.status.code(), Some(0), "{event}");
+    }
+    common::wait_all_idle(env);
+}
+
+/// What the server holds of a session: (role, content before any tool result).
+fn held(url: &str, sid: &str) -> Vec<(String, String)> {
+    let remote = ov_engine::ids::remote_session_id("cc-", sid);
+    let mut got: Vec<(String, String)> = common::client(url)
+        .session_messages(&remote)
+        .expect("session messages")
+        .iter()
+        .map(|m| {
+            let c = m.content.split(" [tool_result").next().unwrap_or("");
+            (m.role.clone(), c.to_owned())
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+/// SessionStart and Stop name the transcript (`transcript_path`): the file is journaled and read there,
+/// though no project folder holds it, and a decoy of the same session in another project
+/// folder (the one a search would choose) is never read. Without the path (a journal from
+/// before, a payload naming none) the search of the project folders still finds the file.
+#[test]
+fn the_transcript_a_stop_names_is_read_there_and_never_searched_for() {
+    let Some(url) = common::server_url() else {
+        return;
+    };
+    let mut env = Env::with_url(&url);
+    env.set("OPENVIKING_AUTO_RECALL", "0");
+    env.set("OPENVIKING_PROFILE_ENABLED", "0");
+    let cwd = env.home().join("work");
+    std::fs::create_dir_all(&cwd).expect("cwd");
+    let cwd = cwd.display().to_string();
+    let whole = vec![
+        (
+            "assistant".to_string(),
+            "Block one.\n\nBlock two.".to_string(),
+        ),
+        ("user".to_string(), "Please read my notes".to_string()),
+    ];
+
+    let sid = common::unique_session();
+    let named = env
+        .home()
+        .join("elsewhere/not-a-project")
+        .join(format!("{sid}.jsonl"));
+    let decoy = env
+        .home()
+        .join(".claude/projects/-decoy")
+        .join(format!("{sid}.jsonl"));
+    let real = invocations(&sid, &cwd, "").remove(0).transcript;
+    std::fs::create_dir_all(decoy.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&decoy, real.replace("Block one.", "Decoy one.")).expect("decoy");
+    play_first_invocation(&env, &sid, &cwd, &named, Some(&named));
+    // The whole answer: both text blocks, from the named file (the Stop's
+    // `last_assistant_message` holds only the last one).
+    assert_eq!(held(&url, &sid), whole);
+    let evs = env.events(&sid);
+    let path = named.display().to_string();
+    assert!(evs
+        .iter()
+        .any(|e| matches!(&e.event, Event::TranscriptNamed { path: p } if *p == path)));
+    assert!(
+        evs.iter().all(|e| match &e.event {
+            Event::RolloutRead { path: p, .. } | Event::RolloutMissing { path: p } => *p == path,
+            _ => true,
+        }),
+        "only the named file is read"
+    );
+    assert_eq!(env.state_of(&sid).transcript_path, Some(path));
+
+    // No path in the payloads: nothing journaled, the file found in its project folder.
+    let sid = common::unique_session();
+    let moved = env
+        .home()
+        .join(".claude/projects/-moved")
+        .join(format!("{sid}.jsonl"));
+    play_first_invocation(&env, &sid, &cwd, &moved, None);
+    assert_eq!(held(&url, &sid), whole);
+    let evs = env.events(&sid);
+    assert!(!evs
+        .iter()
+        .any(|e| matches!(e.event, Event::TranscriptNamed { .. })));
+    assert_eq!(env.state_of(&sid).transcript_path, None);
 }

@@ -230,6 +230,7 @@ pub fn summary(event: &Event) -> String {
             "segments={} bytes={bytes} newest_at={newest_ms} retention_days={retention_days}",
             segments.len()
         ),
+        Event::TranscriptNamed { path } => format!("path={path}"),
     }
 }
 

@@ -70,6 +70,7 @@ impl Harness for Antigravity {
         _home: &Path,
         _session_id: &str,
         _cwd: Option<&str>,
+        _named: Option<&Path>,
     ) -> Option<TranscriptFile> {
         None
     }

@@ -68,14 +68,23 @@ impl Harness for ClaudeCode {
         home: &Path,
         session_id: &str,
         cwd: Option<&str>,
+        named: Option<&Path>,
     ) -> Option<TranscriptFile> {
-        Some(TranscriptFile::found(
-            |home, session_id, cwd| Some(transcript::locate(home, session_id, cwd)),
-            home,
-            session_id,
-            cwd,
-            ov_engine::transcript::claude_code::read_chunk,
-        ))
+        let read = ov_engine::transcript::claude_code::read_chunk;
+        Some(match named {
+            Some(path) => TranscriptFile::at(path.to_owned(), read),
+            None => TranscriptFile::found(
+                |home, session_id, cwd| Some(transcript::locate(home, session_id, cwd)),
+                home,
+                session_id,
+                cwd,
+                read,
+            ),
+        })
+    }
+
+    fn names_transcript(&self, event: HookEvent) -> bool {
+        matches!(event, HookEvent::SessionStart | HookEvent::Stop)
     }
 
     fn answer_precedence(&self) -> AnswerPrecedence {

@@ -78,11 +78,16 @@ impl Harness for Copilot {
         home: &Path,
         session_id: &str,
         _cwd: Option<&str>,
+        named: Option<&Path>,
     ) -> Option<TranscriptFile> {
         Some(TranscriptFile::at(
-            transcript::locate(home, session_id),
+            named.map_or_else(|| transcript::locate(home, session_id), Path::to_owned),
             |path, resume, _| ov_engine::transcript::copilot::read_chunk(path, resume),
         ))
+    }
+
+    fn names_transcript(&self, event: HookEvent) -> bool {
+        event == HookEvent::Stop
     }
 
     fn answer_precedence(&self) -> AnswerPrecedence {

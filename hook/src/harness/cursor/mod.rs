@@ -76,6 +76,7 @@ impl Harness for Cursor {
         _home: &Path,
         _session_id: &str,
         _cwd: Option<&str>,
+        _named: Option<&Path>,
     ) -> Option<TranscriptFile> {
         None
     }

@@ -23,6 +23,7 @@ use std::path::Path;
 use ov_engine::transcript::gemini::latest_prompt_id;
 use ov_engine::turnbook::AnswerPrecedence;
 
+use super::transcript_file::Reader;
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
 use crate::doctor::presence::Presence;
 use crate::install::target::InstallTarget;
@@ -81,14 +82,18 @@ impl Harness for Gemini {
         home: &Path,
         session_id: &str,
         cwd: Option<&str>,
+        named: Option<&Path>,
     ) -> Option<TranscriptFile> {
-        Some(TranscriptFile::found(
-            transcript::locate,
-            home,
-            session_id,
-            cwd,
-            |path, resume, _| ov_engine::transcript::gemini::read_chunk(path, resume),
-        ))
+        let read: Reader =
+            |path, resume, _| ov_engine::transcript::gemini::read_chunk(path, resume);
+        Some(match named {
+            Some(path) => TranscriptFile::at(path.to_owned(), read),
+            None => TranscriptFile::found(transcript::locate, home, session_id, cwd, read),
+        })
+    }
+
+    fn names_transcript(&self, event: HookEvent) -> bool {
+        event == HookEvent::Stop
     }
 
     fn answer_precedence(&self) -> AnswerPrecedence {

@@ -112,6 +112,7 @@ impl Harness for OpenCodeFamily {
         _home: &Path,
         _session_id: &str,
         _cwd: Option<&str>,
+        _named: Option<&Path>,
     ) -> Option<TranscriptFile> {
         None
     }

@@ -82,6 +82,7 @@ impl Harness for ZCode {
         home: &Path,
         session_id: &str,
         _cwd: Option<&str>,
+        _named: Option<&Path>,
     ) -> Option<TranscriptFile> {
         Some(TranscriptFile::at(
             ov_engine::paths::zcode_rollout(home, session_id),
