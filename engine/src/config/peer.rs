@@ -162,10 +162,10 @@ pub fn normalize_remote_url(url: &str) -> Option<String> {
     let url = url.as_str();
     let (host, path) = if let Some((_, rest)) = url.split_once("://") {
         let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-        let host = authority.rsplit('@').next().unwrap_or(authority);
+        let host = super::server_url::split_userinfo(authority).1;
         (strip_port(host), path)
     } else if let Some((authority, path)) = scp_like(url) {
-        let host = authority.rsplit('@').next().unwrap_or(authority);
+        let host = super::server_url::split_userinfo(authority).1;
         (host, path)
     } else {
         ("", url)
