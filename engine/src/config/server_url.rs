@@ -367,6 +367,12 @@ mod tests {
     }
 
     #[test]
+    fn the_local_default_parses() {
+        let u = ServerUrl::parse(crate::config::LOCAL_DEFAULT_URL).expect("parses");
+        assert_eq!(u.as_str(), crate::config::LOCAL_DEFAULT_URL);
+    }
+
+    #[test]
     fn join_appends_a_segment_and_drops_the_key() {
         let u = ServerUrl::parse("http://KEY@h:1/base/").expect("url");
         let mcp = u.join("/mcp").expect("join");

@@ -215,15 +215,6 @@ impl Loader<'_> {
 
     fn finish(mut self, repo: Option<RepoInfo>, slot: String) -> Loaded {
         let creds = std::mem::take(&mut self.creds);
-        let url_source = creds.url_source.unwrap_or(Source::Env("url".into()));
-        let url = match creds.url.filter(|u| !u.is_empty()) {
-            None => Some(Ok(None)),
-            Some(u) if is_off(&u) => None,
-            Some(u) => match ServerUrl::parse(&u) {
-                Ok(url) => Some(Ok(Some(url))),
-                Err(e) => Some(Err(e)),
-            },
-        };
         // A key in the URL's userinfo is the API key unless one is set; the URL kept has none.
         let api_key = creds.api_key.filter(|k| !k.is_empty()).map(Secret::new);
         let account = creds.account.filter(|a| !a.is_empty());
@@ -237,21 +228,24 @@ impl Loader<'_> {
                 user,
             }
         };
-        let (server, choice) = match url {
-            Some(Ok(Some(url))) => (Some(server_for(url)), ServerChoice::Configured),
-            Some(Ok(None)) => match ServerUrl::parse(LOCAL_DEFAULT_URL) {
+        let (server, choice) = match creds.url.filter(|u| !u.is_empty()) {
+            None => match ServerUrl::parse(LOCAL_DEFAULT_URL) {
                 Ok(url) => (Some(server_for(url)), ServerChoice::LocalDefault),
                 Err(_) => (None, ServerChoice::Off),
             },
-            None => (None, ServerChoice::Off),
-            Some(Err(e)) => {
-                self.warn(
-                    &url_source,
-                    Some("url"),
-                    format!("server url: {e} (nor \"off\"); journal only"),
-                );
-                (None, ServerChoice::Off)
-            }
+            Some(u) if is_off(&u) => (None, ServerChoice::Off),
+            Some(u) => match ServerUrl::parse(&u) {
+                Ok(url) => (Some(server_for(url)), ServerChoice::Configured),
+                Err(e) => {
+                    let source = creds.url_source.unwrap_or(Source::Env("url".into()));
+                    self.warn(
+                        &source,
+                        Some("url"),
+                        format!("server url: {e} (nor \"off\"); journal only"),
+                    );
+                    (None, ServerChoice::Off)
+                }
+            },
         };
         self.cfg.server_choice = choice;
         let mcp_url = match creds.mcp_url.filter(|u| !u.is_empty()) {
