@@ -565,6 +565,20 @@ impl Agent {
             "\"yes\" twice is two turns: {shown:#?}"
         );
         common::wait_all_idle(&env);
+        // The transcript the agent's Stop names is journaled, and it is the file read last.
+        if matches!(self.name, "copilot" | "gemini") {
+            let named = env.state_of(&sid).transcript_path;
+            assert!(named.is_some(), "no Stop named the transcript");
+            let last_read = env
+                .events(&sid)
+                .into_iter()
+                .rev()
+                .find_map(|e| match e.event {
+                    ov_engine::event::Event::RolloutRead { path, .. } => Some(path),
+                    _ => None,
+                });
+            assert_eq!(last_read, named);
+        }
     }
 }
 
