@@ -24,8 +24,8 @@ pub fn project_root(dir: &Path) -> anyhow::Result<PathBuf> {
     match ov_engine::config::RepoInfo::discover(&dir) {
         Some(repo) => Ok(repo.root),
         None => bail!(
-            "{} is not inside a git repository: --scope project needs one (ZCode reads \
-             workspace hooks between the working folder and the git root)",
+            "{} is not inside a git repository: --scope project needs one (a project \
+             install writes its files at the repository's root)",
             dir.display()
         ),
     }
