@@ -240,25 +240,42 @@ fn damaged_or(b: &[u8], refusal: HeaderError) -> HeaderError {
     }
 }
 
-/// Appends one frame to `out`, its checksums keyed with the segment's `salt`.
-// Format: { len:u32 | kind:u8 | flags:u8 | reserved:u16 (0) | head_crc:u32 | crc:u32 | payload:[u8; len] }
-//         head_crc = crc32_from(salt.lo, bytes 0..8) ^ 0x484A564F
-//         crc      = crc32_from(salt.hi, bytes 0..8 ++ payload) ^ 0x464A564F
+/// Appends one frame to `out`, its checksums keyed with the segment's `salt` (see
+/// [`frame_header`]). Public for tools and tests that build frames by hand (fixtures, fault
+/// injection); a journal appends through [`crate::Journal`].
 pub fn encode_frame(out: &mut Vec<u8>, salt: Salt, kind: FrameKind, flags: u8, payload: &[u8]) {
     // Callers check the cap first; the cast cannot truncate below it.
     debug_assert!(payload.len() as u64 <= u64::from(MAX_PAYLOAD_LEN));
+    let head = frame_header(salt, kind, flags, payload.len() as u32, payload);
+    out.reserve(FRAME_HEADER_LEN as usize + payload.len());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(payload);
+}
+
+/// The header of a frame that says its payload is `len` bytes, its checksums keyed with `salt`;
+/// the frame crc covers `payload`. [`encode_frame`] passes the payload and its length; a header
+/// built on its own may claim a length it is not followed by (a torn or forged frame).
+// Format: { len:u32 | kind:u8 | flags:u8 | reserved:u16 (0) | head_crc:u32 | crc:u32 | payload:[u8; len] }
+//         head_crc = crc32_from(salt.lo, bytes 0..8) ^ 0x484A564F
+//         crc      = crc32_from(salt.hi, bytes 0..8 ++ payload) ^ 0x464A564F
+pub fn frame_header(
+    salt: Salt,
+    kind: FrameKind,
+    flags: u8,
+    len: u32,
+    payload: &[u8],
+) -> [u8; FRAME_HEADER_LEN as usize] {
     let mut head = [0u8; 8];
-    let len = (payload.len() as u32).to_le_bytes();
-    head[..4].copy_from_slice(&len);
+    head[..4].copy_from_slice(&len.to_le_bytes());
     head[4] = kind_byte(kind);
     head[5] = flags;
     let head_crc = crc_seeded(salt.head_seed(), &[&head]) ^ HEADER_CRC_MASK;
     let frame_crc = crc_seeded(salt.frame_seed(), &[&head, payload]) ^ FRAME_CRC_MASK;
-    out.reserve(FRAME_HEADER_LEN as usize + payload.len());
-    out.extend_from_slice(&head);
-    out.extend_from_slice(&head_crc.to_le_bytes());
-    out.extend_from_slice(&frame_crc.to_le_bytes());
-    out.extend_from_slice(payload);
+    let mut out = [0u8; FRAME_HEADER_LEN as usize];
+    out[..8].copy_from_slice(&head);
+    out[8..12].copy_from_slice(&head_crc.to_le_bytes());
+    out[12..].copy_from_slice(&frame_crc.to_le_bytes());
+    out
 }
 
 /// The bytes a frame with `payload_len` bytes of payload occupies on disk.

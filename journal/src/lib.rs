@@ -55,7 +55,8 @@ use std::time::Duration;
 
 pub use error::{CorruptionKind, Error, Result};
 pub use format::{
-    FORMAT_VERSION, FRAME_HEADER_LEN, MAGIC, MAX_PAYLOAD_LEN, MIN_READ_VERSION, SEGMENT_HEADER_LEN,
+    encode_frame, frame_header, Salt, FLAG_BEGIN, FLAG_END, FORMAT_VERSION, FRAME_HEADER_LEN,
+    MAGIC, MAX_PAYLOAD_LEN, MIN_READ_VERSION, SEGMENT_HEADER_LEN,
 };
 pub use journal::{Journal, LOCK_FILE};
 pub use lock::FileLock;

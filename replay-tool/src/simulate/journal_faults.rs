@@ -13,6 +13,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::Context;
+use ov_journal::{FrameKind, Salt};
 
 /// The segment files of the journal in `dir`, oldest first.
 fn segments(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
@@ -115,33 +116,25 @@ const FORGE_MARK: &str = "ovsim-forged-";
 /// The assistant message a forged frame would plan (it must never reach the server).
 pub const FORGED_ANSWER: &str = "ovsim-forged-answer";
 
-/// Plain CRC-32 (IEEE) of `parts`, xor `mask`: a frame checksum as text that cannot read a
-/// segment's salt computes it (what journal format version 1 stored).
-fn plain_crc(parts: &[&[u8]], mask: u32) -> u32 {
-    let mut h = crc32fast::Hasher::new();
-    for p in parts {
-        h.update(p);
-    }
-    h.finalize() ^ mask
+/// The header of a record frame (flags `BEGIN|END`) claiming `len` bytes of `payload`, with
+/// unsalted checksums ([`Salt::NONE`], plain CRC-32): what text that cannot read a segment's salt
+/// computes (and what journal format version 1 stored).
+fn unsalted_header(len: u32, payload: &[u8]) -> [u8; 16] {
+    ov_journal::frame_header(Salt::NONE, FrameKind::Record, UNIT, len, payload)
 }
 
-/// A frame header: `len`, kind 1 (record), flags `BEGIN|END`, with plain CRC-32 checksums over
-/// `payload` (FORMAT.md, frame layout; the masks are the format's).
-fn plain_header(len: u32, payload: &[u8]) -> [u8; 16] {
-    let mut head = [0u8; 16];
-    head[..4].copy_from_slice(&len.to_le_bytes());
-    head[4] = 1;
-    head[5] = 3;
-    let (fields, _) = head.split_at(8);
-    let head_crc = plain_crc(&[fields], 0x484A_564F);
-    let crc = plain_crc(&[fields, payload], 0x464A_564F);
-    head[8..12].copy_from_slice(&head_crc.to_le_bytes());
-    head[12..16].copy_from_slice(&crc.to_le_bytes());
-    head
+/// A whole record frame of `payload` with unsalted checksums.
+fn unsalted_frame(payload: &[u8]) -> Vec<u8> {
+    let mut frame = Vec::new();
+    ov_journal::encode_frame(&mut frame, Salt::NONE, FrameKind::Record, UNIT, payload);
+    frame
 }
+
+/// A single frame: it begins and ends its unit.
+const UNIT: u8 = ov_journal::FLAG_BEGIN | ov_journal::FLAG_END;
 
 /// Text (bytes below 0x80, so valid UTF-8 and valid JSON once escaped) holding a whole journal
-/// frame with plain CRC-32 checksums whose payload is an encoded `MessagesPlanned` of an
+/// frame with unsalted checksums whose payload is an encoded `MessagesPlanned` of an
 /// assistant message [`FORGED_ANSWER`]: read as a frame, it would be sent to the server.
 pub fn forged_frame_text() -> anyhow::Result<String> {
     use ov_engine::event::{Envelope, Event, PlannedMessage};
@@ -173,16 +166,14 @@ pub fn forged_frame_text() -> anyhow::Result<String> {
     // answer to it, then try times and pids (which keep the length) for the frame crc.
     let base = payload_of(0, 1, 1)?.len();
     for len in base..128 {
-        let head_is_text = plain_header(u32::try_from(len)?, &[])
+        let head_is_text = unsalted_header(u32::try_from(len)?, &[])
             .get(..12)
             .is_some_and(<[u8]>::is_ascii);
         if !head_is_text {
             continue;
         }
         for (at_ms, pid) in (1..128u64).flat_map(|t| (1..128u32).map(move |p| (t, p))) {
-            let payload = payload_of(len - base, at_ms, pid)?;
-            let mut frame = plain_header(u32::try_from(payload.len())?, &payload).to_vec();
-            frame.extend_from_slice(&payload);
+            let frame = unsalted_frame(&payload_of(len - base, at_ms, pid)?);
             if frame.is_ascii() {
                 return Ok(format!("{FORGE_MARK}frame[{}]", String::from_utf8(frame)?));
             }
@@ -191,12 +182,12 @@ pub fn forged_frame_text() -> anyhow::Result<String> {
     anyhow::bail!("no forged frame of ASCII bytes found")
 }
 
-/// Text (bytes below 0x80) holding a forged frame header with plain CRC-32 checksums whose
+/// Text (bytes below 0x80) holding a forged frame header with unsalted checksums whose
 /// length, about 16 MiB, runs past the end of any journal of a simulated session.
 pub fn forged_header_text() -> anyhow::Result<String> {
     for low in 0..0x7f_u32 {
         for mid in 0..0x7f_u32 {
-            let head = plain_header(0x0100_0000 | (mid << 8) | low, &[]);
+            let head = unsalted_header(0x0100_0000 | (mid << 8) | low, &[]);
             if head.is_ascii() {
                 return Ok(format!(
                     "{FORGE_MARK}header[{}]",
@@ -250,9 +241,9 @@ mod tests {
         &text.as_bytes()[at..]
     }
 
-    /// The forged frame is text (bytes below 0x80) and a whole frame with plain CRC-32
-    /// checksums whose payload decodes to the planned forged answer: what a version 1 reader
-    /// would have taken for a frame.
+    /// The forged frame is text (bytes below 0x80) and a whole frame with unsalted checksums
+    /// (the journal's own encoding under `Salt::NONE`) whose payload decodes to the planned
+    /// forged answer: what a version 1 reader would have taken for a frame.
     #[test]
     fn the_forged_frame_is_text_and_a_frame() {
         let text = forged_frame_text().unwrap();
@@ -260,7 +251,7 @@ mod tests {
         let b = after(&text, "frame[");
         let len = u32::from_le_bytes(b[..4].try_into().unwrap()) as usize;
         let payload = &b[16..16 + len];
-        assert_eq!(plain_header(len as u32, payload)[..], b[..16]);
+        assert_eq!(unsalted_frame(payload)[..], b[..16 + len]);
         let env = ov_engine::codec::decode_event(payload).unwrap();
         match env.event {
             ov_engine::event::Event::MessagesPlanned { messages } => {
@@ -270,7 +261,8 @@ mod tests {
         }
     }
 
-    /// The forged header is text, verifies with plain CRC-32 and claims about 16 MiB.
+    /// The forged header is text, is the journal's unsalted header of its length, and claims
+    /// about 16 MiB.
     #[test]
     fn the_forged_header_is_text_and_a_header() {
         let text = forged_header_text().unwrap();
@@ -278,9 +270,6 @@ mod tests {
         let b = after(&text, "header[");
         let len = u32::from_le_bytes(b[..4].try_into().unwrap());
         assert!(len >= 0x0100_0000);
-        assert_eq!(
-            u32::from_le_bytes(b[8..12].try_into().unwrap()),
-            plain_crc(&[&b[..8]], 0x484A_564F)
-        );
+        assert_eq!(unsalted_header(len, &[])[..], b[..16]);
     }
 }
