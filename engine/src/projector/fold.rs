@@ -1,6 +1,7 @@
 //! The fold: how each event changes a session's [`State`].
 
 use super::delivered::key_identity;
+use super::state::DAMAGE_PROBLEM;
 use super::{
     estimate_tokens, CommitInFlight, MessageRecord, MessageStatus, PromptSeen, RolloutPosition,
     SendRecord, State, TurnLiveness, KEPT_HALF_TURN_RECORDS, KEPT_TURN_LIVENESS,
@@ -272,7 +273,7 @@ impl State {
             } => {
                 self.acks_unverified = true;
                 self.problem(format!(
-                    "journal: {len} bytes unreadable at {segment}:{offset} ({reason})"
+                    "{DAMAGE_PROBLEM}{len} bytes unreadable at {segment}:{offset} ({reason})"
                 ));
             }
             Event::CaptureRefused { turn_id, reason } => {
@@ -670,6 +671,38 @@ mod tests {
         assert!(!s.last_prompt_is_duplicate(), "700 ms later: a new prompt");
         s.apply(&prompt(2100, None, "other"));
         assert!(!s.last_prompt_is_duplicate(), "different text");
+    }
+
+    /// The damage recorded is the problem of each `JournalDamaged`, and no other problem.
+    #[test]
+    fn damage_recorded_is_the_problems_of_journal_damage() {
+        let at = |event| Envelope {
+            at_ms: 1,
+            pid: 1,
+            event,
+        };
+        let s = State::fold(&[
+            at(Event::Problem {
+                context: "reconcile".into(),
+                message: "server said no".into(),
+            }),
+            at(Event::JournalDamaged {
+                segment: 2,
+                offset: 32,
+                len: 7,
+                reason: "frame checksum".into(),
+            }),
+            at(Event::Problem {
+                context: "transcript /t/journal: x.jsonl".into(),
+                message: "unreadable".into(),
+            }),
+        ]);
+        assert_eq!(s.problems.len(), 3);
+        let recorded: Vec<&str> = s.damage_recorded().collect();
+        assert_eq!(
+            recorded,
+            ["journal: 7 bytes unreadable at 2:32 (frame checksum)"]
+        );
     }
 
     #[test]

@@ -10,6 +10,10 @@ use super::{PROMPT_DEDUP_WINDOW_MS, SESSION_START_DEBOUNCE_MS};
 use crate::turn::{DedupKey, FileIdentity, Role};
 use crate::turnbook::{Consent, TurnBook};
 
+/// How the problem of a [`crate::event::Event::JournalDamaged`] starts ([`State::damage_recorded`];
+/// no other problem starts so: every other context names a step of the engine, never `journal`).
+pub(super) const DAMAGE_PROBLEM: &str = "journal: ";
+
 /// Where a message stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MessageStatus {
@@ -247,7 +251,8 @@ pub struct State {
     pub workers_started: u64,
     /// Drains folded.
     pub drains: u64,
-    /// Problems recorded.
+    /// Problems recorded (the latest 32); those of lost parts of the journal are
+    /// [`State::damage_recorded`].
     pub problems: Vec<String>,
     /// Part of the journal was lost ([`crate::event::Event::JournalDamaged`]): a message not
     /// known to be acknowledged may be on the server all the same. Until everything is
@@ -451,6 +456,16 @@ impl State {
             .collect();
         v.sort();
         v.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// The problems recorded for parts of the journal that were lost
+    /// ([`crate::event::Event::JournalDamaged`]; they outlive a compaction that removes the
+    /// damaged segment), oldest first, among the latest [`State::problems`].
+    pub fn damage_recorded(&self) -> impl Iterator<Item = &str> {
+        self.problems
+            .iter()
+            .map(String::as_str)
+            .filter(|p| p.starts_with(DAMAGE_PROBLEM))
     }
 
     /// Whether turn `turn_id` may be sent ([`crate::turnbook::TurnBook::consent`]); for a turn

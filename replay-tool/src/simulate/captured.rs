@@ -1,46 +1,44 @@
-//! What a session's journal holds after a run, read through the engine's fold.
+//! What a session's journal holds after a run, read once ([`read`]: its frames, damaged
+//! ranges and the engine's fold) and asked of that one read.
 
 use std::path::Path;
 
 use ov_engine::projector::{MessageStatus, State};
 
 use super::count::ServerMessage;
+use crate::view::JournalView;
 
-/// The engine's fold of `session`'s journal under `state_dir`; `None` when it has no readable
-/// journal.
-fn folded_state(state_dir: &Path, session: &str) -> Option<State> {
+/// The journal of `session` under `state_dir`, read and folded once; `None` when it has no
+/// readable journal.
+pub fn read(state_dir: &Path, session: &str) -> Option<JournalView> {
     let dir = ov_engine::paths::journal_dir(state_dir, session);
     if !ov_journal::is_journal(&dir) {
         return None;
     }
-    crate::view::fold(&dir).ok().map(|f| f.state)
+    crate::view::read_journal(&dir).ok()
 }
 
-/// Turns still pending for `session` under `state_dir`: turns with a message planned in the
-/// journal and not acknowledged (pending, in flight or in doubt; a message set aside for good
-/// does not count). `None` when the session has no readable journal.
-pub fn pending_turns(state_dir: &Path, session: &str) -> Option<Vec<String>> {
-    folded_state(state_dir, session).map(|s| pending_turn_ids(&s))
+/// Turns still pending: turns with a message planned in the journal and not acknowledged
+/// (pending, in flight or in doubt; a message set aside for good does not count), sorted.
+pub fn pending_turns(journal: &JournalView) -> Vec<String> {
+    pending_turn_ids(&journal.fold().state)
 }
 
-/// The messages the journal of `session` holds as captured (planned, not set
-/// aside), shaped like the server's messages so the same counting applies.
-/// `None` when the session has no readable journal.
-pub fn journal_messages(state_dir: &Path, session: &str) -> Option<Vec<ServerMessage>> {
-    let state = folded_state(state_dir, session)?;
-    Some(
-        state
-            .order
-            .values()
-            .filter_map(|k| state.messages.get(k))
-            .filter(|r| !matches!(r.status, MessageStatus::SetAside { .. }))
-            .map(|r| ServerMessage {
-                role: r.role.as_str().to_string(),
-                content: r.content.clone().unwrap_or_default(),
-                turn_id: r.turn_id.clone(),
-            })
-            .collect(),
-    )
+/// The messages the journal holds as captured (planned, not set aside), shaped like the
+/// server's messages so the same counting applies.
+pub fn journal_messages(journal: &JournalView) -> Vec<ServerMessage> {
+    let state = &journal.fold().state;
+    state
+        .order
+        .values()
+        .filter_map(|k| state.messages.get(k))
+        .filter(|r| !matches!(r.status, MessageStatus::SetAside { .. }))
+        .map(|r| ServerMessage {
+            role: r.role.as_str().to_string(),
+            content: r.content.clone().unwrap_or_default(),
+            turn_id: r.turn_id.clone(),
+        })
+        .collect()
 }
 
 /// Turns with a planned message that is neither acknowledged nor set aside, sorted.
@@ -54,39 +52,26 @@ fn pending_turn_ids(state: &State) -> Vec<String> {
     turns.into_iter().collect()
 }
 
-/// How the damage in `session`'s journal shows after a run: damaged ranges a read finds now,
-/// and ranges the engine recorded (`JournalDamaged`, which outlives a compaction that removes
-/// the damaged segment).
-pub fn journal_damage(state_dir: &Path, session: &str) -> (usize, usize) {
-    let dir = ov_engine::paths::journal_dir(state_dir, session);
-    if !ov_journal::is_journal(&dir) {
-        return (0, 0);
-    }
-    let Ok(reader) = crate::view::open_reader(&dir) else {
-        return (0, 0);
-    };
-    let ranges = reader.damage().len();
-    let recorded = ov_engine::store::fold_reader(&reader)
-        .state
-        .problems
-        .iter()
-        .filter(|p| p.starts_with("journal: "))
-        .count();
-    (ranges, recorded)
+/// How the damage in a session's journal shows after a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Damage {
+    /// Damaged ranges a read finds now.
+    pub found: usize,
+    /// Damage the engine recorded ([`State::damage_recorded`]: it outlives a compaction that
+    /// removes the damaged segment).
+    pub recorded: usize,
+    /// One line each: the ranges found (`segment <id> at <offset>, <len> bytes: <what>`),
+    /// then the damage recorded.
+    pub notes: Vec<String>,
 }
 
-/// The damage [`journal_damage`] counts, one line each: the ranges a read finds
-/// (`segment <id> at <offset>, <len> bytes: <what>`), then the problems the engine recorded.
-pub fn journal_damage_notes(state_dir: &Path, session: &str) -> Vec<String> {
-    let dir = ov_engine::paths::journal_dir(state_dir, session);
-    if !ov_journal::is_journal(&dir) {
-        return Vec::new();
-    }
-    let Ok(reader) = crate::view::open_reader(&dir) else {
-        return Vec::new();
+/// The damage of `journal` (none without a journal).
+pub fn damage(journal: Option<&JournalView>) -> Damage {
+    let Some(j) = journal else {
+        return Damage::default();
     };
-    let mut out: Vec<String> = reader
-        .damage()
+    let mut notes: Vec<String> = j
+        .damage
         .iter()
         .map(|d| {
             format!(
@@ -95,14 +80,13 @@ pub fn journal_damage_notes(state_dir: &Path, session: &str) -> Vec<String> {
             )
         })
         .collect();
-    out.extend(
-        ov_engine::store::fold_reader(&reader)
-            .state
-            .problems
-            .into_iter()
-            .filter(|p| p.starts_with("journal: ")),
-    );
-    out
+    let recorded: Vec<&str> = j.fold().state.damage_recorded().collect();
+    notes.extend(recorded.iter().map(|p| (*p).to_owned()));
+    Damage {
+        found: j.damage.len(),
+        recorded: recorded.len(),
+        notes,
+    }
 }
 
 #[cfg(test)]
@@ -123,23 +107,48 @@ mod tests {
         tmp
     }
 
+    fn pending(name: &str, session: &str) -> Option<usize> {
+        let root = state_root_with(name, session);
+        read(root.path(), session).map(|j| pending_turns(&j).len())
+    }
+
     #[test]
     fn pending_turns_counts_turns_not_acknowledged() {
         // Two pending messages of one turn.
-        let root = state_root_with("unreachable", "sess_offline");
-        assert_eq!(
-            pending_turns(root.path(), "sess_offline").map(|t| t.len()),
-            Some(1)
-        );
+        assert_eq!(pending("unreachable", "sess_offline"), Some(1));
         // One turn acknowledged, one in doubt.
-        let root = state_root_with("in_doubt", "sess_doubt");
-        assert_eq!(
-            pending_turns(root.path(), "sess_doubt").map(|t| t.len()),
-            Some(1)
-        );
+        assert_eq!(pending("in_doubt", "sess_doubt"), Some(1));
         // Set aside counts as settled.
+        assert_eq!(pending("set_aside", "sess_aside"), Some(0));
         let root = state_root_with("set_aside", "sess_aside");
-        assert_eq!(pending_turns(root.path(), "sess_aside"), Some(Vec::new()));
-        assert_eq!(pending_turns(root.path(), "sess_none"), None);
+        assert!(read(root.path(), "sess_none").is_none());
+    }
+
+    /// A clean journal shows no damage; the damage the engine recorded is counted and told
+    /// from the problem it journaled.
+    #[test]
+    fn damage_found_and_recorded() {
+        let root = state_root_with("clean", "sess_clean");
+        let clean = read(root.path(), "sess_clean");
+        assert_eq!(damage(clean.as_ref()), Damage::default());
+        assert_eq!(damage(None), Damage::default());
+        let mut j = clean.expect("the clean journal");
+        j.folded.state.apply(&ov_engine::event::Envelope {
+            at_ms: 1,
+            pid: 1,
+            event: ov_engine::event::Event::JournalDamaged {
+                segment: 0,
+                offset: 32,
+                len: 7,
+                reason: "bad".into(),
+            },
+        });
+        let d = damage(Some(&j));
+        assert_eq!((d.found, d.recorded), (0, 1));
+        assert_eq!(d.notes.len(), 1);
+        assert!(d
+            .notes
+            .iter()
+            .all(|n| n.contains("7 bytes unreadable at 0:32")));
     }
 }

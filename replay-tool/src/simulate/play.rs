@@ -158,11 +158,11 @@ impl Player {
 
     /// Plays the whole session (see the module doc).
     pub fn play(&mut self, session: &Session) -> anyhow::Result<()> {
-        let start_turn = super::fresh_uuid()?;
+        let start_turn = super::env::fresh_uuid()?;
         let payload = self.s.payloads.build(
             "SessionStart",
             &format!("turn_{start_turn}"),
-            &super::fresh_uuid()?,
+            &super::env::fresh_uuid()?,
             json!({"source": "startup"}),
         );
         self.hook("SessionStart", &payload, false)?;
