@@ -96,6 +96,20 @@ pub struct HookReceived {
     pub malformed: Option<String>,
 }
 
+impl HookReceived {
+    /// The id this hook names its turn by ([`hook_turn`]).
+    pub fn turn(&self) -> Option<&str> {
+        hook_turn(self.turn_id.as_deref(), self.trace_id.as_deref())
+    }
+}
+
+/// The id a hook names its turn by: its payload's turn id, else its trace id (a harness that
+/// gives no turn id names the turn by its trace); `None` when it gives neither. The one rule:
+/// the projector's turns, a refusal's turn and the turn of redaction counts all use it.
+pub fn hook_turn<'a>(turn_id: Option<&'a str>, trace_id: Option<&'a str>) -> Option<&'a str> {
+    turn_id.or(trace_id)
+}
+
 /// A message as planned for sending: exactly what will be sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlannedMessage {

@@ -348,7 +348,7 @@ impl State {
                 self.hook_counts.insert(kind.as_str().to_string(), 1);
             }
         }
-        let turn = h.turn_id.as_deref().or(h.trace_id.as_deref());
+        let turn = h.turn();
         match kind {
             HookKind::SessionStart => {
                 self.prev_session_start_ms = self.last_session_start_ms;

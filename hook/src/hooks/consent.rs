@@ -81,15 +81,11 @@ impl Invocation {
         events
     }
 
-    /// The [`Event::CaptureRefused`] of this hook's turn (its turn id, else its `traceId`, as
-    /// the projector names hook turns) when `capture` refuses it.
+    /// The [`Event::CaptureRefused`] of this hook's turn ([`Invocation::turn`], as the projector
+    /// names hook turns) when `capture` refuses it.
     pub fn refusal(&self, capture: &Capture) -> Option<Event> {
         Some(Event::CaptureRefused {
-            turn_id: self
-                .input
-                .turn_id
-                .clone()
-                .or_else(|| self.input.trace_id.clone()),
+            turn_id: self.turn().map(str::to_owned),
             reason: capture.refusal()?,
         })
     }

@@ -153,6 +153,14 @@ impl Invocation {
         }
     }
 
+    /// The id the payload names its turn by ([`ov_engine::event::hook_turn`]).
+    pub fn turn(&self) -> Option<&str> {
+        ov_engine::event::hook_turn(
+            self.input.turn_id.as_deref(),
+            self.input.trace_id.as_deref(),
+        )
+    }
+
     /// The session's journal directory.
     pub fn journal_dir(&self) -> PathBuf {
         ov_engine::paths::journal_dir(&self.root, &self.session_id)
@@ -220,7 +228,7 @@ impl Invocation {
         let mut events = vec![Event::HookReceived(received)];
         if !counts.is_empty() {
             events.push(Event::Redacted {
-                turn_id: i.turn_id.clone().or_else(|| i.trace_id.clone()),
+                turn_id: self.turn().map(str::to_owned),
                 origin: "hook".into(),
                 counts,
             });

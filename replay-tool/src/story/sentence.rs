@@ -56,8 +56,7 @@ pub(super) fn sentence(
     };
     match &env.event {
         Event::HookReceived(h) => {
-            let t = h.turn_id.as_deref().or(h.trace_id.as_deref());
-            if t != Some(turn_id) {
+            if h.turn() != Some(turn_id) {
                 return None;
             }
             let mut s = format!("{} hook received (pid {})", hook_name(h.kind), env.pid);
