@@ -81,30 +81,6 @@ struct Body<'a> {
     stream: bool,
 }
 
-/// `YYYY-MM-DDTHH:MM:SS.mmmZ` of a Unix time in milliseconds.
-fn iso(ms: u64) -> String {
-    let secs = ms / 1000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Civil from days (H. Hinnant).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60,
-        ms % 1000
-    )
-}
-
 fn hex(rng: &mut Rng, n: usize) -> String {
     let mut s = String::new();
     while s.len() < n {
@@ -219,8 +195,8 @@ impl<O: Write> W<'_, O> {
             request_id,
             attempt,
             query_source,
-            started_at: iso(started),
-            completed_at: iso(started + duration),
+            started_at: ov_engine::time::format_ms(started),
+            completed_at: ov_engine::time::format_ms(started + duration),
             duration_ms: duration,
             model: &self.fx.model,
             request: Request {
