@@ -5,6 +5,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::Context;
+use ov_engine::config::Secret;
 
 use crate::install::ovcli;
 use crate::install::paths::project_root;
@@ -81,7 +82,7 @@ pub fn parse(args: &[String], install: bool) -> Result<Args, String> {
             "--scope" => out.scope = Some(value),
             "--project" => out.project = Some(PathBuf::from(value)),
             "--url" => out.creds.url = Some(value),
-            "--api-key" => out.creds.api_key = Some(value),
+            "--api-key" => out.creds.api_key = Some(value.into()),
             "--account" => out.creds.account = Some(value),
             "--user" => out.creds.user = Some(value),
             _ => unreachable!("checked above"),
@@ -160,9 +161,9 @@ pub fn scope_of(args: &Args) -> anyhow::Result<Scope> {
 /// The API key: `--api-key -` reads it from stdin (first line), `--api-key K` as given; without
 /// the flag `OPENVIKING_API_KEY` when set and not empty.
 pub fn resolve_api_key(
-    flag: Option<String>,
-) -> anyhow::Result<(Option<String>, Option<&'static str>)> {
-    match flag.as_deref() {
+    flag: Option<Secret>,
+) -> anyhow::Result<(Option<Secret>, Option<&'static str>)> {
+    match flag.as_ref().map(Secret::expose) {
         Some("-") => {
             let mut text = String::new();
             std::io::stdin()
@@ -170,11 +171,11 @@ pub fn resolve_api_key(
                 .read_to_string(&mut text)
                 .context("could not read the API key from stdin")?;
             let key = text.lines().next().unwrap_or("").trim().to_owned();
-            Ok((Some(key), Some("stdin")))
+            Ok((Some(Secret::new(key)), Some("stdin")))
         }
         Some(_) => Ok((flag, None)),
         None => match std::env::var("OPENVIKING_API_KEY") {
-            Ok(k) if !k.trim().is_empty() => Ok((Some(k), Some("OPENVIKING_API_KEY"))),
+            Ok(k) if !k.trim().is_empty() => Ok((Some(Secret::new(k)), Some("OPENVIKING_API_KEY"))),
             _ => Ok((None, None)),
         },
     }

@@ -13,6 +13,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
+use ov_engine::config::Secret;
 use serde_json::{Map, Value};
 
 use super::atomic;
@@ -23,7 +24,7 @@ pub struct Credentials {
     /// `--url`.
     pub url: Option<String>,
     /// `--api-key`.
-    pub api_key: Option<String>,
+    pub api_key: Option<Secret>,
     /// `--account`.
     pub account: Option<String>,
     /// `--user`.
@@ -80,7 +81,7 @@ pub fn write(path: &Path, creds: &Credentials) -> anyhow::Result<Outcome> {
         }
     }
     if let Some(key) = &creds.api_key {
-        map.insert("api_key".into(), Value::String(key.trim().into()));
+        map.insert("api_key".into(), Value::String(key.expose().trim().into()));
     }
     for (name, alias, value) in [
         ("account", "account_id", &creds.account),
@@ -123,4 +124,24 @@ pub fn backup_path(path: &Path) -> std::path::PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".bak");
     path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key given to `install` is written to the file and shows in no `Debug`.
+    #[test]
+    fn the_key_is_written_and_never_shown() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join(".openviking/ovcli.conf");
+        let creds = Credentials {
+            api_key: Some(" sk-install-key ".into()),
+            ..Credentials::default()
+        };
+        assert!(!format!("{creds:?}").contains("sk-install-key"));
+        assert_eq!(write(&path, &creds).expect("write"), Outcome::Written);
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(text.contains(r#""api_key": "sk-install-key""#), "{text}");
+    }
 }
