@@ -110,10 +110,10 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     if creds.any() {
         atomic::check_replaceable(&ovcli_path(&home))?;
     }
-    // The agent's trust in our hooks (Codex): asked before anything is written, so that its
-    // file is checked with the others.
+    // The agent's trust in our hooks (Codex), the config-file ones or the plugin's: asked before
+    // anything is written, so that its file is checked with the others.
     let trust = match target.hook_trust() {
-        Some(store) if want.hooks && scope == Scope::User => {
+        Some(store) if (want.hooks || serving_plugin.is_some()) && scope == Scope::User => {
             let yes = trust::consent(args.trust, &store.question());
             if yes {
                 for file in store.files(&home) {

@@ -163,10 +163,16 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     }
     // Last: the binaries, once nothing installed runs them.
     match still_installed(&home, &manifest) {
-        Some(what) => println!(
-            "  kept: {} ({what} still runs it)",
-            bin_home::dir(&home).display()
-        ),
+        Some(kept) => {
+            println!(
+                "  kept: {} ({} still runs it)",
+                bin_home::dir(&home).display(),
+                kept.by
+            );
+            if let Some(how) = kept.removal {
+                println!("  note: ovhook never removes an agent's plugin; to remove it: {how}");
+            }
+        }
         None => {
             let beside: Vec<&str> = crate::harness::ALL
                 .iter()
@@ -201,10 +207,18 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// What still runs the home's binaries.
+struct Kept {
+    /// The file or plugin that runs them.
+    by: String,
+    /// For a plugin: how the user removes it.
+    removal: Option<String>,
+}
+
 /// What still runs ovhook once an uninstall is done (a harness's user place or recorded project
-/// holding entries of ours, or an ovhook plugin of Claude Code or ZCode), for the message;
+/// holding entries of ours, or an ovhook plugin of an agent), for the message;
 /// `None` when nothing does.
-fn still_installed(home: &Path, manifest: &Manifest) -> Option<String> {
+fn still_installed(home: &Path, manifest: &Manifest) -> Option<Kept> {
     for t in crate::harness::ALL.map(|h| h.install_target()) {
         let places = t
             .places(home, &Scope::User)
@@ -213,14 +227,20 @@ fn still_installed(home: &Path, manifest: &Manifest) -> Option<String> {
         for place in places {
             let Ok(loaded) = load(place) else { continue };
             if !loaded.place.format.binaries(&loaded.doc.root).is_empty() {
-                return Some(loaded.place.path.display().to_string());
+                return Some(Kept {
+                    by: loaded.place.path.display().to_string(),
+                    removal: None,
+                });
             }
         }
     }
     let exe = bin_home::ovhook(home);
-    crate::harness::ALL
-        .iter()
-        .find_map(|h| h.install_target().plugin_running(home, &exe))
+    crate::harness::ALL.iter().find_map(|h| {
+        let t = h.install_target();
+        let by = t.plugin_running(home, &exe)?;
+        let removal = t.plugin_serves(home).map(|id| t.plugin_removal(&id));
+        Some(Kept { by, removal })
+    })
 }
 
 /// Nothing more of `t`'s sessions leaves the machine ([`crate::held`]); says what stays unsent

@@ -17,7 +17,7 @@
 //! | `zcode` | `zcode/wire.rs` | `zcode/output.rs` | `ov_engine::paths::zcode_rollout`, read by `ov_engine::transcript::zcode` | `zcode/install_target.rs`, `zcode/config_file.rs`, `zcode/installed.rs` | `zcode/doctor.rs`, `zcode/placement.rs` |
 //! | `claude-code` | `claude_code/wire.rs` | `claude_code/output.rs` | `claude_code/transcript.rs`, read by `ov_engine::transcript::claude_code` | `claude_code/install_target.rs`, `claude_code/plugin.rs` | `claude_code/doctor.rs` |
 //! | `qwen` | `qwen/wire.rs` | Claude Code's | none (payloads carry the turn) | `qwen/install_target.rs` | the default (`doctor/agents.rs`) |
-//! | `codex` | `codex/wire.rs` | Claude Code's | none (payloads carry the turn) | `codex/install_target.rs`, `codex/trust.rs` (Codex's hook trust) | the default (`doctor/agents.rs`) |
+//! | `codex` | `codex/wire.rs` | Claude Code's | none (payloads carry the turn) | `codex/install_target.rs`, `codex/trust.rs` (Codex's hook trust), `codex/plugin.rs` (the ovhook plugin) | `codex/doctor.rs` |
 //! | `copilot` | `copilot/wire.rs` | `copilot/output.rs` | `copilot/transcript.rs`, read by `ov_engine::transcript::copilot` | `copilot/install_target.rs` | the default (`doctor/agents.rs`) |
 //! | `gemini` | `gemini/wire.rs` | `gemini/output.rs` | `gemini/transcript.rs`, read by `ov_engine::transcript::gemini` | `gemini/install_target.rs` (its entry shape over `install/hook_groups.rs`) | the default (`doctor/agents.rs`) |
 //! | `opencode`, `kilo` | `opencode/wire.rs` (what the shim `opencode/plugin.js` sends) | `opencode/output.rs` (what the shim acts on) | none (payloads carry the turn) | `opencode/install_target.rs` (the `plugin` list; the shim beside the binary) | the default (`doctor/agents.rs`) |

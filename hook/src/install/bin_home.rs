@@ -33,6 +33,33 @@ pub fn ovhook(home: &Path) -> PathBuf {
     dir(home).join("ovhook")
 }
 
+/// The stable home's `ovhook` as a plugin's hook command names it: the agent runs hook commands
+/// through a shell, which expands `$HOME`; the double quotes keep a home folder with a space in
+/// it one word.
+pub const SHELL_WORD: &str = "\"$HOME/.openviking/ovhook/bin/ovhook\"";
+
+/// A plugin's hook command running the stable home's binary for `harness`'s `sub`.
+pub fn plugin_command(harness: &str, sub: &str) -> String {
+    format!("{SHELL_WORD} --harness {harness} {sub}")
+}
+
+/// The binary a hook command `cmd` runs, as the agent's shell would expand its first word:
+/// a double-quoted or bare word, `$HOME` / `${HOME}` the home folder, each `(name, value)` of
+/// `vars` (a plugin root: `${CLAUDE_PLUGIN_ROOT}`) its value. A single-quoted word (what
+/// config-file installs write) is read literally.
+pub fn command_binary(home: &Path, cmd: &str, vars: &[(&str, &Path)]) -> PathBuf {
+    let word = match cmd.trim_start().strip_prefix('"') {
+        Some(rest) => rest.split('"').next().unwrap_or_default().to_owned(),
+        None => super::hook_groups::first_word(cmd),
+    };
+    let mut expanded = word;
+    for (name, value) in vars {
+        expanded = expanded.replace(&format!("${{{name}}}"), &value.to_string_lossy());
+    }
+    let home = home.to_string_lossy();
+    PathBuf::from(expanded.replace("${HOME}", &home).replace("$HOME", &home))
+}
+
 /// What [`place`] did with one binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placed {

@@ -266,17 +266,39 @@ impl HookGroupsFile {
         removed
     }
 
+    /// Our group for `spec`, its one entry running the shell line `command`.
+    fn group(&self, command: String, spec: &HookSpec) -> Map<String, Value> {
+        let mut group = Map::new();
+        if let Some(m) = spec.matcher {
+            group.insert("matcher".into(), json!(m));
+        }
+        group.insert("hooks".into(), json!([(self.shape.entry)(command, spec)]));
+        group
+    }
+
+    /// Our hooks as a plugin's hooks file holds them (`{"hooks": {"<Event>": [group]}}`): the
+    /// events, matchers, timeouts and status lines a config-file install writes, each command
+    /// running the stable home's binary through the agent's shell
+    /// ([`super::bin_home::plugin_command`]). A plugin folder ships this document.
+    pub fn plugin_hooks(&self) -> Value {
+        let mut events = Map::new();
+        for spec in self.hooks {
+            let command = super::bin_home::plugin_command(self.harness, spec.sub);
+            let group = Value::Object(self.group(command, spec));
+            match events.get_mut(spec.event) {
+                Some(Value::Array(list)) => list.push(group),
+                _ => {
+                    events.insert(spec.event.into(), Value::Array(vec![group]));
+                }
+            }
+        }
+        json!({ "hooks": events })
+    }
+
     fn merge_hooks(&self, root: &mut Map<String, Value>, exe: &Path) {
         let events = object_at(root, "hooks");
         for spec in self.hooks {
-            let mut group = Map::new();
-            if let Some(m) = spec.matcher {
-                group.insert("matcher".into(), json!(m));
-            }
-            group.insert(
-                "hooks".into(),
-                json!([(self.shape.entry)(self.command(exe, spec.sub), spec)]),
-            );
+            let group = self.group(self.command(exe, spec.sub), spec);
             let groups = events
                 .entry(spec.event)
                 .or_insert_with(|| Value::Array(Vec::new()));

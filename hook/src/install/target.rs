@@ -167,6 +167,11 @@ pub trait InstallTarget: Sync {
     fn beside_binary(&self) -> Option<&'static str> {
         None
     }
+    /// How the user removes the harness's plugin `id` (one line; ovhook never uninstalls an
+    /// agent's plugin, the agent does).
+    fn plugin_removal(&self, id: &str) -> String {
+        format!("remove the plugin {id} in {}", self.title())
+    }
     /// Brings the harness's plugin installs of ovhook (if any) to the binary `exe` where they
     /// link to it, and says what the user must know about them next to config-file hooks
     /// (`config_hooks`: this install wrote hooks).

@@ -32,12 +32,12 @@ use serde_json::{json, Value};
 /// Upper bound of one CLI invocation (only catches a hang; a turn takes seconds).
 const CLI_TIMEOUT: Duration = Duration::from_secs(240);
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// The pinned CLI, or None (with a message) when it is not installed.
-fn cli(agent: &str) -> Option<PathBuf> {
+pub(crate) fn cli(agent: &str) -> Option<PathBuf> {
     let bin = repo()
         .join("target/agents")
         .join(agent)
@@ -54,14 +54,14 @@ fn cli(agent: &str) -> Option<PathBuf> {
 }
 
 /// The scripted model server, stopped on drop.
-struct ModelServer {
+pub(crate) struct ModelServer {
     child: Child,
     port: u16,
     log: PathBuf,
 }
 
 impl ModelServer {
-    fn start(dir: &Path, script: &Value) -> ModelServer {
+    pub(crate) fn start(dir: &Path, script: &Value) -> ModelServer {
         let script_path = dir.join("script.json");
         std::fs::write(&script_path, script.to_string()).expect("script");
         let log = dir.join("requests.jsonl");
@@ -86,7 +86,7 @@ impl ModelServer {
         ModelServer { child, port, log }
     }
 
-    fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)
     }
 
@@ -95,7 +95,7 @@ impl ModelServer {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    fn requests(&self) -> Vec<Value> {
+    pub(crate) fn requests(&self) -> Vec<Value> {
         std::fs::read_to_string(&self.log)
             .unwrap_or_default()
             .lines()
@@ -175,7 +175,7 @@ impl Drop for Seeded {
 }
 
 /// Runs `cmd` to completion with `stdin` as its input (killed and failed past [`CLI_TIMEOUT`]).
-fn run(mut cmd: Command, what: &str, stdin: Option<&str>) -> Output {
+pub(crate) fn run(mut cmd: Command, what: &str, stdin: Option<&str>) -> Output {
     let mut child = cmd
         .stdin(if stdin.is_some() {
             Stdio::piped()

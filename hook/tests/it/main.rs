@@ -11,6 +11,7 @@ mod claude_code_e2e;
 mod claude_code_plugin;
 mod claude_code_plugin_tree;
 mod claude_code_support;
+mod codex_plugin_real;
 mod common;
 mod consent;
 mod control_prompts;

@@ -125,6 +125,10 @@ impl InstallTarget for ClaudeCodeTarget {
             .map(|id| format!("the Claude Code plugin {id}"))
     }
 
+    fn plugin_removal(&self, id: &str) -> String {
+        format!("claude plugin uninstall {id}")
+    }
+
     /// Nothing is relinked: the plugin runs the stable home's binary (which install just placed)
     /// or, as bundles before the stable home shipped it, its own copy in Claude Code's cache
     /// (updating the plugin upgrades that one).

@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::install_target::first_word;
 use super::transcript::config_dir;
 
 /// One enabled install of the ovhook plugin.
@@ -58,16 +57,8 @@ fn hook_binary(home: &Path, root: &Path) -> Option<PathBuf> {
         if !cmd.contains("--harness claude-code") {
             continue;
         }
-        // The plugin quotes the path in double quotes (the shell expands `$HOME` inside them).
-        let word = match cmd.trim_start().strip_prefix('"') {
-            Some(rest) => rest.split('"').next().unwrap_or_default().to_owned(),
-            None => first_word(cmd),
-        };
-        let expanded = word
-            .replace("${CLAUDE_PLUGIN_ROOT}", &root.to_string_lossy())
-            .replace("${HOME}", &home.to_string_lossy())
-            .replace("$HOME", &home.to_string_lossy());
-        let bin = PathBuf::from(expanded);
+        let bin =
+            crate::install::bin_home::command_binary(home, cmd, &[("CLAUDE_PLUGIN_ROOT", root)]);
         if bin.file_name().is_some_and(|n| n == "ovhook") {
             return Some(bin);
         }

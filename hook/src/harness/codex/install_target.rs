@@ -10,13 +10,19 @@
 //! ([`super::trust`]). Its MCP servers also live in `config.toml`; the install prints the table
 //! to add. Codex cuts a SessionEnd timeout over 3 s to 3 s and reports it on every run, so
 //! ours is 3 s.
+//!
+//! The ovhook Codex plugin (`hook/plugin/codex/`, [`super::plugin`]) carries the same hooks
+//! (its hooks file is [`CODEX_HOOKS`]'s [`plugin_hooks`](HookGroupsFile::plugin_hooks)), run
+//! from the stable home's binary. With it installed, a user install writes no `hooks.json`
+//! entries (every event would run twice), places the binary and records trust in the plugin's
+//! hooks instead.
 
 use std::path::{Path, PathBuf};
 
 use crate::install::hook_groups::{
     claude_shape_hooks, shell_quote, HookGroupsFile, HookSpec, CLAUDE_ENTRY,
 };
-use crate::install::target::{InstallTarget, Parts, Place, Scope};
+use crate::install::target::{InstallTarget, Parts, Place, PluginNote, Scope};
 use crate::install::trust::HookTrust;
 
 /// The hooks ovhook installs into Codex. PreToolUse sees shell commands (`Bash`) and MCP
@@ -85,5 +91,44 @@ impl InstallTarget for CodexTarget {
 
     fn hook_trust(&self) -> Option<&'static dyn HookTrust> {
         Some(&super::trust::CODEX_TRUST)
+    }
+
+    fn plugin_serves(&self, home: &Path) -> Option<String> {
+        super::plugin::installed(home)
+            .into_iter()
+            .find(|p| p.runs_stable_home)
+            .map(|p| p.id)
+    }
+
+    fn plugin_running(&self, home: &Path, _exe: &Path) -> Option<String> {
+        self.plugin_serves(home)
+            .map(|id| format!("the Codex plugin {id}"))
+    }
+
+    fn plugin_removal(&self, id: &str) -> String {
+        format!("codex plugin remove {id}")
+    }
+
+    fn reconcile_plugins(
+        &self,
+        home: &Path,
+        _exe: &Path,
+        config_hooks: bool,
+    ) -> anyhow::Result<Vec<PluginNote>> {
+        if !config_hooks {
+            return Ok(Vec::new());
+        }
+        Ok(super::plugin::installed(home)
+            .into_iter()
+            .map(|p| {
+                PluginNote::Warning(format!(
+                    "the ovhook Codex plugin {} is installed too ({}): every event would run \
+                     twice. Keep one: codex plugin remove {}, or ovhook uninstall --harness codex",
+                    p.id,
+                    p.root.display(),
+                    p.id
+                ))
+            })
+            .collect())
     }
 }

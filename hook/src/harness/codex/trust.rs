@@ -41,12 +41,14 @@ pub static CODEX_TRUST: CodexTrust = CodexTrust;
 #[derive(Debug)]
 pub struct CodexTrust;
 
-/// One hook of ours in `hooks.json`: its trust key and the hash Codex expects.
+/// One hook of ours (in `hooks.json` or the ovhook plugin's hooks file): its trust key and the
+/// hash Codex expects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OurHook {
     /// The event, as Codex names it in the key (`session_start`).
     pub event: String,
-    /// `<hooks.json path>:<event>:<group>:<handler>`.
+    /// `<source>:<event>:<group>:<handler>`: the source is the `hooks.json` path, or for a
+    /// plugin `<plugin>@<marketplace>:<hooks file relative to the plugin root>`.
     pub key: String,
     /// `sha256:<hex>`.
     pub hash: String,
@@ -124,8 +126,9 @@ pub fn trusted_hash(event: &str, matcher: Option<&Value>, handler: &Map<String, 
     format!("sha256:{hex}")
 }
 
-/// Every hook of ours in the `hooks.json` at `path` (parsed as `root`), with its trust key.
-pub fn our_hooks(path: &Path, root: &Map<String, Value>) -> Vec<OurHook> {
+/// Every hook of ours in a hooks file (parsed as `root`) whose trust keys start with `source`
+/// (the `hooks.json` path, or `<plugin id>:<relative hooks file>`).
+pub fn our_hooks(source: &str, root: &Map<String, Value>) -> Vec<OurHook> {
     let mut out = Vec::new();
     let Some(events) = root.get("hooks").and_then(Value::as_object) else {
         return out;
@@ -147,7 +150,7 @@ pub fn our_hooks(path: &Path, root: &Map<String, Value>) -> Vec<OurHook> {
                 }
                 let event_snake = snake(event);
                 out.push(OurHook {
-                    key: format!("{}:{event_snake}:{g}:{h}", path.display()),
+                    key: format!("{source}:{event_snake}:{g}:{h}"),
                     event: event_snake,
                     hash: trusted_hash(event, group.get("matcher"), handler_map),
                 });
@@ -165,11 +168,30 @@ fn config_path(home: &Path) -> PathBuf {
     codex_home(home).join("config.toml")
 }
 
-/// Our hooks as installed under `home`.
+/// Our hooks as installed under `home`: those in `hooks.json`, then those of every enabled
+/// install of the ovhook plugin.
 fn installed(home: &Path) -> anyhow::Result<Vec<OurHook>> {
     let path = hooks_path(home);
     let doc = JsonDoc::read(&path, CODEX_HOOKS.describe)?;
-    Ok(our_hooks(&path, &doc.root))
+    let mut ours = our_hooks(&path.display().to_string(), &doc.root);
+    for plugin in super::plugin::installed(home) {
+        ours.extend(plugin.hooks);
+    }
+    Ok(ours)
+}
+
+/// Whether `config.toml` trusts each of `hooks` as it is now: `(trusted, untrusted)` events.
+pub fn status_of(home: &Path, hooks: &[OurHook]) -> anyhow::Result<TrustStatus> {
+    let cfg = ConfigDoc::read(home)?;
+    let mut status = TrustStatus::default();
+    for hook in hooks {
+        if cfg.trusted_hash(&hook.key) == Some(hook.hash.as_str()) {
+            status.trusted.push(hook.event.clone());
+        } else {
+            status.untrusted.push(hook.event.clone());
+        }
+    }
+    Ok(status)
 }
 
 /// `config.toml` read and parsed (an absent file is an empty document).
@@ -325,17 +347,7 @@ impl HookTrust for CodexTrust {
     }
 
     fn status(&self, home: &Path) -> anyhow::Result<TrustStatus> {
-        let ours = installed(home)?;
-        let cfg = ConfigDoc::read(home)?;
-        let mut status = TrustStatus::default();
-        for hook in ours {
-            if cfg.trusted_hash(&hook.key) == Some(hook.hash.as_str()) {
-                status.trusted.push(hook.event);
-            } else {
-                status.untrusted.push(hook.event);
-            }
-        }
-        Ok(status)
+        status_of(home, &installed(home)?)
     }
 }
 
