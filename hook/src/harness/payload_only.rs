@@ -8,6 +8,7 @@ use std::path::Path;
 use super::claude_code::output;
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
 use crate::doctor::presence::Presence;
+use crate::doctor::{agents, Check, DoctorContext};
 use crate::install::target::InstallTarget;
 
 /// One such agent.
@@ -22,6 +23,18 @@ pub struct PayloadOnly {
     pub install: &'static dyn InstallTarget,
     /// How to tell it is on this machine.
     pub presence: Presence,
+    /// Its own doctor, for an agent that runs ovhook from more than its configuration files
+    /// (Codex's plugin); `None`: the checks every agent gets.
+    pub doctor: Option<OwnDoctor>,
+}
+
+/// The doctor of an agent that runs ovhook from more than its configuration files.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnDoctor {
+    /// Whether the agent runs ovhook for the user at `home` (a config file or the plugin).
+    pub installed: fn(&Path) -> bool,
+    /// Its doctor lines.
+    pub checks: fn(&Path) -> Vec<Check>,
 }
 
 impl Harness for PayloadOnly {
@@ -35,6 +48,20 @@ impl Harness for PayloadOnly {
 
     fn presence(&self) -> Presence {
         self.presence
+    }
+
+    fn installed(&self, home: &Path) -> bool {
+        match self.doctor {
+            Some(own) => (own.installed)(home),
+            None => agents::holds_ours(self.install, home),
+        }
+    }
+
+    fn doctor_checks(&self, ctx: &DoctorContext<'_>) -> Vec<Check> {
+        match self.doctor {
+            Some(own) => (own.checks)(ctx.home),
+            None => agents::report(self.install, ctx.home),
+        }
     }
 
     fn remote_session_id(&self, native: &str) -> String {

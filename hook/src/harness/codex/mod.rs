@@ -10,16 +10,12 @@ pub mod plugin;
 pub mod trust;
 pub mod wire;
 
-use std::path::Path;
-
-use super::payload_only::PayloadOnly;
+use super::payload_only::{OwnDoctor, PayloadOnly};
+use crate::doctor::agents;
 use crate::doctor::presence::Presence;
-use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
-use crate::doctor::{Check, DoctorContext};
-use crate::install::target::InstallTarget;
 
-/// Everything Codex shares with the other payload-only agents.
-const PAYLOAD: PayloadOnly = PayloadOnly {
+/// OpenAI's Codex CLI.
+pub const CODEX: PayloadOnly = PayloadOnly {
     name: "codex",
     remote_prefix: "cx-",
     parse: wire::parse,
@@ -28,62 +24,10 @@ const PAYLOAD: PayloadOnly = PayloadOnly {
         binaries: &["codex"],
         config_dir: install_target::codex_home,
     },
+    doctor: Some(OwnDoctor {
+        installed: |home| {
+            agents::holds_ours(&install_target::CODEX, home) || !plugin::installed(home).is_empty()
+        },
+        checks: doctor::checks,
+    }),
 };
-
-/// OpenAI's Codex CLI.
-pub const CODEX: Codex = Codex;
-
-/// OpenAI's Codex CLI: a payload-only agent whose doctor also checks the ovhook plugin.
-#[derive(Debug)]
-pub struct Codex;
-
-impl Harness for Codex {
-    fn name(&self) -> &'static str {
-        PAYLOAD.name()
-    }
-
-    fn remote_session_id(&self, native: &str) -> String {
-        PAYLOAD.remote_session_id(native)
-    }
-
-    fn parse(&self, raw: &[u8], truncated: bool) -> HookInput {
-        PAYLOAD.parse(raw, truncated)
-    }
-
-    fn context_output(&self, event: HookEvent, text: &str, max_bytes: usize) -> Option<String> {
-        PAYLOAD.context_output(event, text, max_bytes)
-    }
-
-    fn deny_output(&self, reason: &str, max_bytes: usize) -> Option<String> {
-        PAYLOAD.deny_output(reason, max_bytes)
-    }
-
-    fn transcript(
-        &self,
-        home: &Path,
-        session_id: &str,
-        cwd: Option<&str>,
-    ) -> Option<TranscriptFile> {
-        PAYLOAD.transcript(home, session_id, cwd)
-    }
-
-    fn output_cap(&self, home: &Path) -> Option<HarnessCap> {
-        PAYLOAD.output_cap(home)
-    }
-
-    fn install_target(&self) -> &'static dyn InstallTarget {
-        PAYLOAD.install_target()
-    }
-
-    fn presence(&self) -> Presence {
-        PAYLOAD.presence()
-    }
-
-    fn installed(&self, home: &Path) -> bool {
-        PAYLOAD.installed(home) || !plugin::installed(home).is_empty()
-    }
-
-    fn doctor_checks(&self, ctx: &DoctorContext<'_>) -> Vec<Check> {
-        doctor::checks(ctx.home)
-    }
-}

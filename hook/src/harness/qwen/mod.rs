@@ -18,4 +18,5 @@ pub const QWEN: PayloadOnly = PayloadOnly {
         binaries: &["qwen"],
         config_dir: |home| home.join(".qwen"),
     },
+    doctor: None,
 };
