@@ -240,4 +240,23 @@ mod tests {
         assert_eq!(config(&["qwen"]).level, Level::Ok);
         assert_eq!(config(&["zcode"]).level, Level::Fail);
     }
+
+    #[test]
+    fn an_enabled_plugin_install_is_an_install() {
+        use crate::harness::{zcode::ZCode, Harness};
+        let tmp = tempfile::tempdir().expect("tmp");
+        let home = tmp.path();
+        assert!(!ZCode.installed(home));
+        let manifest = home.join(".zcode/cli/plugins/cache/mkt/openviking/1.0/.zcode-plugin");
+        std::fs::create_dir_all(&manifest).expect("mkdir");
+        std::fs::write(manifest.join("plugin.json"), r#"{"name":"openviking"}"#).expect("write");
+        assert!(ZCode.installed(home));
+        std::fs::create_dir_all(home.join(".zcode/cli")).expect("mkdir");
+        std::fs::write(
+            home.join(".zcode/cli/config.json"),
+            r#"{"plugins":{"enabledPlugins":{"openviking@mkt":false}}}"#,
+        )
+        .expect("write");
+        assert!(!ZCode.installed(home), "a disabled plugin runs nothing");
+    }
 }

@@ -34,6 +34,12 @@ impl Harness for ZCode {
         }
     }
 
+    /// Entries of ours in the user files, or an enabled ovhook plugin install.
+    fn installed(&self, home: &Path) -> bool {
+        crate::doctor::agents::holds_ours(self.install_target(), home)
+            || installed::plugin_installs(home).iter().any(|p| p.enabled)
+    }
+
     /// The user `config.json` (required unless the workspace, a plugin or another agent runs
     /// ovhook) and where ZCode runs our hooks from in the current folder.
     fn doctor_checks(&self, ctx: &DoctorContext<'_>) -> Vec<Check> {
