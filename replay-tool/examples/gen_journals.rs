@@ -1,13 +1,13 @@
-//! Regenerates the golden journals of `testdata/journals/` (see its README).
+//! Regenerates the golden journals of `testdata/journal-sessions/` (see its README).
 //!
-//! `cargo run -p ovreplay --example gen_journals [OUT_DIR]` (default: `testdata/journals`).
+//! `cargo run -p ovreplay --example gen_journals [OUT_DIR]` (default: `testdata/journal-sessions`).
 
-#[path = "../../testdata/journals/scenarios.rs"]
+#[path = "../../testdata/journal-sessions/scenarios.rs"]
 mod scenarios;
 
 fn main() -> anyhow::Result<()> {
     let out = std::env::args_os().nth(1).map_or_else(
-        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/journals"),
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/journal-sessions"),
         std::path::PathBuf::from,
     );
     for s in scenarios::scenarios() {

@@ -4,7 +4,7 @@
 //! cargo run --manifest-path engine/fuzz/Cargo.toml --example gen_seeds
 //! ```
 //!
-//! * `codec_event`: every record payload of `testdata/journals/*` (including the codec-version-9
+//! * `codec_event`: every record payload of `testdata/journal-sessions/*` (including the codec-version-9
 //!   record of `unreachable/`);
 //! * `codec_snapshot`: the projector state folded from each of those journals, after half of its
 //!   events and after all of them;
@@ -33,7 +33,7 @@ fn main() {
         fs::create_dir_all(&d).expect("create corpus dir");
     }
 
-    for dir in sorted(&testdata.join("journals")) {
+    for dir in sorted(&testdata.join("journal-sessions")) {
         if !dir.is_dir() {
             continue;
         }

@@ -1,4 +1,4 @@
-//! Every released journal format stays readable: `testdata/journals/released/` keeps one journal
+//! Every released journal format stays readable: `testdata/journal-sessions/released/` keeps one journal
 //! per released (journal format, codec) version pair, never regenerated and never edited. This
 //! build must open each, fold it to the recorded state and leave its segment files untouched.
 //!
@@ -12,12 +12,12 @@ use ov_engine::store::SessionStore;
 use serde_json::Value;
 
 fn released_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/journals/released")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/journal-sessions/released")
 }
 
 fn released() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = fs::read_dir(released_dir())
-        .expect("testdata/journals/released")
+        .expect("testdata/journal-sessions/released")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.is_dir())
         .collect();

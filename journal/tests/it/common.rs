@@ -10,7 +10,7 @@ use ov_journal::{Error, FrameKind, Journal, Options, Reader};
 /// A committed golden journal directory.
 pub fn golden(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../testdata/journal")
+        .join("../testdata/journal-frames")
         .join(name)
 }
 

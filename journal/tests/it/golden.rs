@@ -1,4 +1,4 @@
-//! The committed golden journals in `testdata/journal/` and what opening each must do.
+//! The committed golden journals in `testdata/journal-frames/` and what opening each must do.
 
 use std::fs;
 use std::time::Duration;
@@ -279,7 +279,7 @@ fn a_forged_frame_in_a_prompt_is_never_read(#[case] name: &str, #[case] prompt: 
     assert_eq!(again, damage);
 }
 
-/// The version 1 goldens (`testdata/journal/v1/`, written by format version 1 and never
+/// The version 1 goldens (`testdata/journal-frames/v1/`, written by format version 1 and never
 /// regenerated) open and read as they always did, and the first append seals the version 1
 /// segment and starts a version 2 one; no byte of a version 1 segment is ever rewritten.
 #[rstest::rstest]

@@ -1,4 +1,4 @@
-//! What the golden journals in `testdata/journal/` contain. Shared by the generator
+//! What the golden journals in `testdata/journal-frames/` contain. Shared by the generator
 //! (`examples/gen-golden.rs`) and the tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::indexing_slicing)]
 

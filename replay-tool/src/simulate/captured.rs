@@ -95,7 +95,7 @@ mod tests {
 
     fn state_root_with(name: &str, session: &str) -> tempfile::TempDir {
         let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../testdata/journals")
+            .join("../testdata/journal-sessions")
             .join(name);
         let tmp = tempfile::tempdir().expect("tempdir");
         let to = ov_engine::paths::journal_dir(tmp.path(), session);

@@ -1,4 +1,4 @@
-//! `ovreplay dump` on the golden journals (`testdata/journals/`): snapshots, filters, JSON
+//! `ovreplay dump` on the golden journals (`testdata/journal-sessions/`): snapshots, filters, JSON
 //! lines, exit codes.
 
 use predicates::prelude::*;

@@ -1,6 +1,6 @@
 //! The committed golden journals are exactly what their generator writes.
 
-#[path = "../../../testdata/journals/scenarios.rs"]
+#[path = "../../../testdata/journal-sessions/scenarios.rs"]
 #[expect(dead_code)]
 // NOTE: the pid/time constants are for the generator; the test uses only the scenarios.
 mod scenarios;
@@ -20,13 +20,13 @@ fn golden_journals_match_their_generator() {
             .unwrap_or_else(|e| panic!("{}: {e} (run the generator)", committed.display()));
         assert!(
             a == b,
-            "testdata/journals/{} differs from its generator: cargo run -p ovreplay --example gen_journals",
+            "testdata/journal-sessions/{} differs from its generator: cargo run -p ovreplay --example gen_journals",
             s.name
         );
     }
 }
 
-/// The journals version 1 of the event codec wrote (`testdata/journals/v1/`, kept forever)
+/// The journals version 1 of the event codec wrote (`testdata/journal-sessions/v1/`, kept forever)
 /// still decode, record by record, to the events their scenarios journal today.
 /// `env` as version 1 could write it: without the times version 3 added.
 fn untimed(env: &ov_engine::event::Envelope) -> ov_engine::event::Envelope {

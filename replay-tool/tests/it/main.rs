@@ -40,9 +40,9 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// A committed golden journal under `testdata/journals/` (see its README).
+/// A committed golden journal under `testdata/journal-sessions/` (see its README).
 pub fn golden(name: &str) -> PathBuf {
-    workspace().join("testdata/journals").join(name)
+    workspace().join("testdata/journal-sessions").join(name)
 }
 
 /// Runs ovreplay with `args`; returns (exit code, stdout, stderr).

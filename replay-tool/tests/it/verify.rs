@@ -116,8 +116,8 @@ fn corruption_in_the_middle_is_reported_with_its_offset() {
 
 #[test]
 fn a_newer_format_version_is_a_finding_not_an_internal_error() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/journal/future-version");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/journal-frames/future-version");
     ovreplay()
         .arg("verify")
         .arg(&dir)
@@ -169,12 +169,12 @@ fn every_damaged_range_is_reported() {
     assert_eq!(text.matches("bad: segment 0").count(), 2, "{text}");
 }
 
-/// The journal golden whose prompt carries a forged frame (`testdata/journal/forged-frame`):
+/// The journal golden whose prompt carries a forged frame (`testdata/journal-frames/forged-frame`):
 /// verify reports the damaged prompt frame, and the forged frame is not counted.
 #[test]
 fn a_forged_frame_is_reported_as_damage() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/journal/forged-frame");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/journal-frames/forged-frame");
     let tmp = tempfile::tempdir().unwrap();
     let copy = tmp.path().join("j");
     crate::copy_journal(&dir, &copy);

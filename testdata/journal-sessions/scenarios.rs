@@ -1,4 +1,4 @@
-//! The golden journals of `testdata/journals/`: hand-made event sequences with fixed times and
+//! The golden journals of `testdata/journal-sessions/`: hand-made event sequences with fixed times and
 //! pids, written frame by frame with `ov_engine::codec::encode_event` and
 //! `ov_journal::Journal::append` (the store would stamp the current time).
 //!
@@ -32,7 +32,7 @@ pub enum Record {
 
 /// A scenario: its directory name, what it shows, its frames.
 pub struct Scenario {
-    /// Directory name under `testdata/journals/`.
+    /// Directory name under `testdata/journal-sessions/`.
     pub name: &'static str,
     /// One line for the README.
     pub about: &'static str,
