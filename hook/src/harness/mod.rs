@@ -7,8 +7,9 @@
 //!
 //! [`ALL`] is the only list of harnesses: install, uninstall, doctor, `--harness` and the
 //! hooks find every harness through it. The doctor finds the agent on the machine by its
-//! [`Harness::presence`] (data in its folder: executable names, configuration folder). Adding one is its folder and one line of [`ALL`]; a
-//! test fails while a folder under `harness/` has no harness of its name in [`ALL`].
+//! [`Harness::presence`] (data in its folder: executable names, configuration folder).
+//! Adding a harness is its folder and one line of [`ALL`]; a test fails while a folder under
+//! `harness/` has no harness of its name in [`ALL`].
 //!
 //! # Where each harness lives
 //!
