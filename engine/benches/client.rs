@@ -44,6 +44,7 @@ fn batch() -> Vec<OutMessage> {
     vec![
         OutMessage {
             role: "user".into(),
+            parts: None,
             content: "bench question".into(),
             turn_id: Some("t1".into()),
             created_at: None,
@@ -51,6 +52,7 @@ fn batch() -> Vec<OutMessage> {
         },
         OutMessage {
             role: "assistant".into(),
+            parts: None,
             content: "bench answer".into(),
             turn_id: Some("t1".into()),
             created_at: None,

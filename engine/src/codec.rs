@@ -28,7 +28,7 @@
 //! | 2 | `State::acks_unverified` appended (a version-1 body plus one 0 byte) |
 //! | 3 | the turn book's records and rollout fragments gained the fields of event version 2; versions 1 and 2 are refused ([`CodecError::OldSnapshot`]) |
 //! | 4 | the fields of event version 3 in the turn book's fragments, `TurnRecord::{prompt_hook_ms, stop_hook_ms}`, `MessageRecord::created_at_ms`; consent: `TurnRecord::{hook_seen, refused}`, the book's refused turn ids, `State::forgotten_at_ms`; privacy: `State::redactions` (counts of what the privacy rule removed); version 3 is decoded through its frozen types and converted (no times; a hook saw a turn when the version-3 record or the liveness says so), versions 1 and 2 are refused; `State::delivered` (identities of delivered messages, 8 bytes each, whose records are let go), `State::delivered_cursor`, `State::records_let_go` appended (a converted version 3 lets go of its settled records as a fold would) |
-//! | 5 | `State::transcript_path` appended (the file a Stop payload named, `Event::TranscriptNamed`): a version-4 body plus one 0 byte |
+//! | 5 | `State::transcript_path` appended (the file a Stop payload named, `Event::TranscriptNamed`), then `State::tool_calls` and `State::planned_tools` (tool calls of turns not yet planned, and of planned messages to be sent): a version-4 body plus three 0 bytes (`None`, two empty collections) |
 //! * `tag` is [`TAG_EVENT`] for an [`Envelope`] and [`TAG_SNAPSHOT`] for a
 //!   projector [`State`] snapshot.
 //!
@@ -174,18 +174,22 @@ pub fn encode_snapshot(state: &State, out: &mut Vec<u8>) -> Result<(), CodecErro
     encode_tagged(SNAPSHOT_VERSION, TAG_SNAPSHOT, state, out)
 }
 
-/// Decodes a state snapshot of this build's version, of version 4 (today's layout but for
-/// the last field, `State::transcript_path`: its body plus one 0 byte, `None`) or of version 3
-/// (converted, then its settled records let go as a fold would have); an older one is
+/// Decodes a state snapshot of this build's version, of version 4 (today's layout but for the
+/// fields version 5 appended, `State::transcript_path`, `State::tool_calls` and
+/// `State::planned_tools`: its body plus three 0 bytes, `None` and two empty collections) or of
+/// version 3 (converted, then its settled records let go as a fold would have); an older one is
 /// [`CodecError::OldSnapshot`] (its turn book has another layout).
 pub fn decode_snapshot(bytes: &[u8]) -> Result<State, CodecError> {
     let (version, body) = split_tagged(TAG_SNAPSHOT, bytes)?;
     match version {
         SNAPSHOT_VERSION => decode_body(body),
         4 => {
-            let mut body = body.to_vec();
-            body.push(0);
-            decode_body(&body)
+            // Version 5 appended `transcript_path` (an Option), `tool_calls` (a Vec) and
+            // `planned_tools` (a map): `None` and each empty one is the varint 0.
+            let mut v5 = Vec::with_capacity(body.len() + 3);
+            v5.extend_from_slice(body);
+            v5.extend_from_slice(&[0, 0, 0]);
+            decode_body(&v5)
         }
         3 => decode_body::<snapshot_v3::State>(body).map(|s| State::from(s).upgraded()),
         1 | 2 => Err(CodecError::OldSnapshot { version }),
@@ -495,22 +499,30 @@ mod tests {
         assert_eq!(decode_event(&buf).expect("decode"), env);
     }
 
-    /// A version-4 snapshot is today's body without `transcript_path`: it decodes with
-    /// `None` there, and only that way (a version-5 body under version 4 is refused).
+    /// A version-4 snapshot is today's body without the fields version 5 appended
+    /// (`transcript_path`, `tool_calls`, `planned_tools`): it decodes with `None` and empty
+    /// collections there, and only that way (a version-5 body under version 4 is refused).
     #[test]
-    fn a_version_4_snapshot_decodes_without_the_transcript_path() {
+    fn a_version_4_snapshot_decodes_without_the_fields_of_version_5() {
         let mut state = State::fold(&sample());
         let mut v5 = Vec::new();
         encode_snapshot(&state, &mut v5).expect("encode");
         assert_eq!(
-            v5.last(),
-            Some(&0),
-            "transcript_path None is one 0 byte, last"
+            v5.get(v5.len() - 3..),
+            Some(&[0u8, 0, 0][..]),
+            "None and two empty collections are three 0 bytes, last"
         );
-        let mut v4 = v5[..v5.len() - 1].to_vec();
+        let mut v4 = v5[..v5.len() - 3].to_vec();
         v4[0] = 4;
         assert_eq!(decode_snapshot(&v4).expect("decode v4"), state);
         state.transcript_path = Some("/p/s.jsonl".into());
+        state.tool_calls = vec![(
+            "t1".into(),
+            vec![crate::tool::ToolCall {
+                name: "Bash".into(),
+                ..crate::tool::ToolCall::default()
+            }],
+        )];
         encode_snapshot(&state, &mut v5).expect("encode");
         assert_eq!(decode_snapshot(&v5).expect("decode v5"), state);
         v5[0] = 4;

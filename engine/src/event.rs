@@ -418,6 +418,17 @@ pub enum Event {
         /// The file, as the payload named it.
         path: String,
     },
+    /// Tool calls of a turn (`capture.tools` on), as they entered: the privacy rule applied and
+    /// bounded ([`crate::tool::ToolCall::capture`]). They go with the turn's assistant message,
+    /// as its tool parts; calls of a turn whose answer was already planned are ignored.
+    ToolCalls {
+        /// The turn.
+        turn_id: String,
+        /// Where they entered: `hook` (a PostToolUse payload) or `transcript`.
+        origin: String,
+        /// The calls, in the order the agent made them.
+        calls: Vec<crate::tool::ToolCall>,
+    },
 }
 
 impl Event {
@@ -453,6 +464,7 @@ impl Event {
             Event::ServerHolds { .. } => "server-holds",
             Event::Pruned { .. } => "pruned",
             Event::TranscriptNamed { .. } => "transcript-named",
+            Event::ToolCalls { .. } => "tool-calls",
         }
     }
 
@@ -460,6 +472,7 @@ impl Event {
     pub fn turn_ids(&self) -> Vec<&str> {
         match self {
             Event::HookReceived(h) => h.turn_id.as_deref().into_iter().collect(),
+            Event::ToolCalls { turn_id, .. } => vec![turn_id.as_str()],
             Event::RolloutRead { chunk, .. } => {
                 chunk.fragments.iter().map(|f| f.turn_id.as_str()).collect()
             }

@@ -39,6 +39,7 @@ pub mod spill;
 pub mod store;
 pub mod text;
 pub mod time;
+pub mod tool;
 pub mod transcript;
 pub mod turn;
 pub mod turnbook;

@@ -86,6 +86,10 @@ pub fn command() -> Command {
             "Deny viking:// paths for Read/Glob/Grep",
         ))
         .subcommand(hook(
+            "post-tool-use",
+            "Journal the tool call for the turn's answer (capture.tools)",
+        ))
+        .subcommand(hook(
             "stop",
             "Capture the turn (returns at once; a detached worker sends)",
         ))

@@ -32,6 +32,7 @@ hooks were installed for, zcode when not given):
   session-start        inject the OpenViking profile, drain unsent work
   user-prompt-submit   recall memories relevant to the prompt
   pre-tool-use         deny viking:// paths for Read/Glob/Grep
+  post-tool-use        journal the tool call for the turn's answer (capture.tools)
   stop                 capture the turn (returns at once; a detached worker sends)
   session-end          capture what is left and commit the session (detached)
 

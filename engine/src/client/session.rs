@@ -6,13 +6,20 @@ use serde_json::Value;
 use super::{enc, Client, ClientError, Method, BATCH_LIMIT};
 
 /// One message to add to a session. Serialises as `{role, content[, turn_id][, created_at]
-/// [, message_kind]}` in that key order.
+/// [, message_kind]}` in that key order, or, with parts, `{role, parts, …}` (the server reads
+/// `parts` instead of `content` when both are given; so the text is sent once, as the first
+/// part).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutMessage {
     /// `user` or `assistant`.
     pub role: String,
-    /// The cleaned text.
+    /// The cleaned text; empty (and not sent) when [`OutMessage::parts`] carries it.
+    #[serde(skip_serializing_if = "String::is_empty", default)]
     pub content: String,
+    /// `[{"type":"text","text":…}, {"type":"tool",…}…]`: the text and the tool parts of an
+    /// assistant message with tool calls ([`crate::tool::ToolCall::to_part`]).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub parts: Option<Vec<Value>>,
     /// ZCode turn id, when the turn has one.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub turn_id: Option<String>,
@@ -52,6 +59,8 @@ pub struct SessionMeta {
 /// One message the server holds, live or archived.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerMessage {
+    /// Its `tool` parts, as the server stores them.
+    pub tool_parts: Vec<Value>,
     /// `user`, `assistant`, …
     pub role: String,
     /// The text parts, joined with `\n`.
@@ -329,7 +338,19 @@ fn parse_message(v: &Value) -> ServerMessage {
             .filter(|t| !t.is_empty())
             .map(str::to_owned)
     };
+    let tool_parts = v
+        .get("parts")
+        .and_then(Value::as_array)
+        .map(|parts| {
+            parts
+                .iter()
+                .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool"))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
     ServerMessage {
+        tool_parts,
         role,
         content,
         turn_id: text("turn_id"),
@@ -353,6 +374,7 @@ mod tests {
     fn out_message_key_order_is_role_content_turn_id() {
         let m = OutMessage {
             role: "user".into(),
+            parts: None,
             content: "hi".into(),
             turn_id: Some("t1".into()),
             created_at: Some("2026-07-02T03:02:56.413Z".into()),
@@ -378,10 +400,11 @@ mod tests {
 
     #[test]
     fn stored_messages_join_text_parts() {
-        let v = json!({"id":"m","role":"assistant","parts":[{"type":"text","text":"a"},{"type":"context","uri":"x"},{"type":"text","text":"b"}],"turn_id":"t9","created_at":"2026-07-02T03:02:56.413Z","message_kind":"assistant_step"});
+        let v = json!({"id":"m","role":"assistant","parts":[{"type":"text","text":"a"},{"type":"context","uri":"x"},{"type":"tool","tool_name":"Bash"},{"type":"text","text":"b"}],"turn_id":"t9","created_at":"2026-07-02T03:02:56.413Z","message_kind":"assistant_step"});
         assert_eq!(
             parse_message(&v),
             ServerMessage {
+                tool_parts: vec![json!({"type":"tool","tool_name":"Bash"})],
                 role: "assistant".into(),
                 content: "a\nb".into(),
                 turn_id: Some("t9".into()),

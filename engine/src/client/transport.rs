@@ -13,10 +13,22 @@ fn transport_error(e: &ClientError) -> TransportError {
     }
 }
 
+/// The wire message: a message with tool calls travels as parts, its text the first one.
 fn out(m: &OutgoingMessage) -> OutMessage {
+    let parts = (!m.tools.is_empty()).then(|| {
+        let text = serde_json::json!({"type": "text", "text": m.content});
+        std::iter::once(text)
+            .chain(m.tools.iter().map(crate::tool::ToolCall::to_part))
+            .collect()
+    });
     OutMessage {
         role: m.role.as_str().to_string(),
-        content: m.content.clone(),
+        content: if parts.is_some() {
+            String::new()
+        } else {
+            m.content.clone()
+        },
+        parts,
         turn_id: m.turn_id.clone(),
         created_at: m.created_at_ms.map(crate::time::format_ms),
         message_kind: Some(m.role.message_kind().to_owned()),
@@ -75,5 +87,42 @@ impl Transport for Client {
 
     fn answers_now(&self) -> bool {
         self.health().is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::Role;
+
+    #[test]
+    fn a_message_with_tool_calls_travels_as_its_text_part_then_its_tool_parts() {
+        let call = crate::tool::ToolCall {
+            id: Some("c1".into()),
+            name: "Read".into(),
+            input: r#"{"file_path":"a.md"}"#.into(),
+            output: Some("x".into()),
+            output_chars: 1,
+            ..crate::tool::ToolCall::default()
+        };
+        let m = OutgoingMessage {
+            role: Role::Assistant,
+            content: "done".into(),
+            turn_id: Some("t1".into()),
+            created_at_ms: None,
+            tools: vec![call],
+        };
+        assert_eq!(
+            serde_json::to_string(&out(&m)).ok().as_deref(),
+            Some(
+                r#"{"role":"assistant","parts":[{"type":"text","text":"done"},{"type":"tool","tool_id":"c1","tool_name":"Read","tool_input":{"file_path":"a.md"},"tool_output":"x","tool_status":"completed"}],"turn_id":"t1","message_kind":"assistant_step"}"#
+            )
+        );
+        let plain = OutgoingMessage {
+            tools: Vec::new(),
+            ..m
+        };
+        assert!(serde_json::to_string(&out(&plain))
+            .is_ok_and(|j| j.starts_with(r#"{"role":"assistant","content":"done","#)));
     }
 }

@@ -214,6 +214,8 @@ impl From<State> for Today {
             delivered_cursor: None,
             records_let_go: 0,
             transcript_path: None,
+            tool_calls: Vec::new(),
+            planned_tools: Default::default(),
         }
     }
 }

@@ -15,6 +15,7 @@
 //! | `capture.commit_token_threshold` | int ≥ 0 | 2000 | `OPENVIKING_COMMIT_TOKEN_THRESHOLD` |
 //! | `capture.max_length` | int ≥ 0 (0 = unlimited) | unlimited | `OPENVIKING_CAPTURE_MAX_LENGTH` |
 //! | `capture.subagents` | bool | false | `OPENVIKING_CAPTURE_SUBAGENTS` |
+//! | `capture.tools` | bool | false | `OPENVIKING_CAPTURE_TOOLS` |
 //! | `capture.filters` (alias `captureFilters`, `plugin.captureFilters`, `plugin.<agent>.captureFilters`) | rules (or one comma-separated string) | [] | `OPENVIKING_CAPTURE_FILTERS` |
 //! | `recall.query_filters` (alias `recallQueryFilters`, `plugin.recallQueryFilters`, `plugin.<agent>.recallQueryFilters`) | rules (or one comma-separated string) | [] | `OPENVIKING_RECALL_QUERY_FILTERS` |
 //! | `profile.enabled` | bool | true | `OPENVIKING_PROFILE_ENABLED` |
@@ -145,6 +146,7 @@ pub const TUNING: &[(&str, Kind, &str)] = &[
         Kind::Bool,
         "OPENVIKING_CAPTURE_SUBAGENTS",
     ),
+    ("capture.tools", Kind::Bool, "OPENVIKING_CAPTURE_TOOLS"),
     ("capture.filters", Kind::List, "OPENVIKING_CAPTURE_FILTERS"),
     (
         "recall.query_filters",
@@ -427,6 +429,7 @@ pub fn current_bool(cfg: &Config, key: &str) -> Option<bool> {
         "recall.enabled" => cfg.recall.enabled,
         "capture.enabled" => cfg.capture.enabled,
         "capture.subagents" => cfg.capture.subagents,
+        "capture.tools" => cfg.capture.tools,
         "profile.enabled" => cfg.profile.enabled,
         "recall.prefer_abstract" => cfg.recall.prefer_abstract,
         "recall.skip_control_prompts" => cfg.recall.skip_control_prompts,
@@ -484,6 +487,7 @@ pub fn assign(cfg: &mut Config, key: &str, value: Typed, append: bool) {
         ("recall.skip_control_prompts", Typed::Bool(b)) => cfg.recall.skip_control_prompts = b,
         ("capture.enabled", Typed::Bool(b)) => cfg.capture.enabled = b,
         ("capture.subagents", Typed::Bool(b)) => cfg.capture.subagents = b,
+        ("capture.tools", Typed::Bool(b)) => cfg.capture.tools = b,
         ("capture.commit_token_threshold", Typed::Int(i)) => cfg.capture.commit_token_threshold = i,
         ("capture.max_length", Typed::Int(i)) => {
             cfg.capture.max_length = (i > 0).then(|| as_usize(i))

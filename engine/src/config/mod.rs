@@ -27,7 +27,8 @@
 //! may tune recall, capture, profile, network timeouts and the peer, but:
 //! * they can never choose where data goes or which credentials are used: `url`, `api_key`,
 //!   `account`, `user`, `mcp_url`, `server.*`, `mcp.*` set there are ignored, one warning each;
-//! * the switches `memory.enabled`, `recall.enabled`, `capture.enabled`, `profile.enabled` can
+//! * the switches `memory.enabled`, `recall.enabled`, `capture.enabled`, `capture.tools`,
+//!   `profile.enabled` can
 //!   only be turned *off* there (a `true` over a machine-level `false` is ignored with a warning),
 //!   `bypass.session` only *on*, and `bypass.patterns` are added to the machine's, never replace;
 //! * time budgets, output caps and limits can only be *lowered* there ([`trust`] has the rule of

@@ -70,6 +70,11 @@ pub struct CaptureConfig {
     /// a session of their own. Off, they pass through: a subagent's internal prompts are
     /// not the user's conversation.
     pub subagents: bool,
+    /// `capture.tools` (false): the tool calls of a turn (name, input, bounded output, every
+    /// string through the privacy rule) go with its assistant message as tool parts
+    /// ([`crate::tool`]). Off, nothing of a tool is journaled or sent. A repository file can
+    /// only turn it off.
+    pub tools: bool,
     /// `capture.filters` (`captureFilters`): the user's rules for captured text
     /// ([`crate::privacy::rules`]), as written. Added to the built-in redaction, never
     /// instead of it.
@@ -218,6 +223,7 @@ impl Default for Config {
                 commit_token_threshold: DEFAULT_COMMIT_TOKEN_THRESHOLD,
                 max_length: None,
                 subagents: false,
+                tools: false,
                 filters: Vec::new(),
             },
             profile: ProfileConfig {

@@ -68,7 +68,7 @@ pub fn repo_rule(key: &str) -> RepoRule {
         | "network.recall_budget_ms" => RepoRule::LowerOnly,
         "network.backoff_ms" | "journal.retention_days" => RepoRule::RaiseOnly,
         "memory.enabled" | "recall.enabled" | "capture.enabled" | "capture.subagents"
-        | "profile.enabled" | "debug" => RepoRule::OffOnly,
+        | "capture.tools" | "profile.enabled" | "debug" => RepoRule::OffOnly,
         "bypass.session" | "recall.skip_control_prompts" => RepoRule::OnOnly,
         "recall.peer_scope" => RepoRule::NarrowOnly,
         "peer.id" => RepoRule::MachineOnly,
@@ -155,6 +155,7 @@ mod tests {
         ("capture.commit_token_threshold", RepoRule::Free),
         ("capture.max_length", RepoRule::LowerOnly),
         ("capture.subagents", RepoRule::OffOnly),
+        ("capture.tools", RepoRule::OffOnly),
         ("capture.filters", RepoRule::Free),
         ("recall.query_filters", RepoRule::Free),
         ("profile.enabled", RepoRule::OffOnly),

@@ -29,7 +29,11 @@ fn next_request(state: &State, settings: &DeliverySettings) -> Option<(Vec<Dedup
         if r.needs_single {
             break;
         }
-        let len = r.content.as_deref().map_or(0, str::len) + 64;
+        let tools: usize = state
+            .planned_tools
+            .get(k)
+            .map_or(0, |t| t.iter().map(crate::tool::ToolCall::wire_len).sum());
+        let len = r.content.as_deref().map_or(0, str::len) + tools + 64;
         if !keys.is_empty()
             && (keys.len() >= settings.batch_max || bytes + len > settings.batch_max_bytes)
         {
@@ -43,12 +47,13 @@ fn next_request(state: &State, settings: &DeliverySettings) -> Option<(Vec<Dedup
 
 fn outgoing(state: &State, keys: &[DedupKey]) -> Vec<OutgoingMessage> {
     keys.iter()
-        .filter_map(|k| state.messages.get(k))
-        .map(|r| OutgoingMessage {
+        .filter_map(|k| state.messages.get(k).map(|r| (k, r)))
+        .map(|(k, r)| OutgoingMessage {
             role: r.role,
             content: r.content.clone().unwrap_or_default(),
             turn_id: r.turn_id.clone(),
             created_at_ms: r.created_at_ms,
+            tools: state.planned_tools.get(k).cloned().unwrap_or_default(),
         })
         .collect()
 }

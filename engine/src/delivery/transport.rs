@@ -15,6 +15,8 @@ pub struct OutgoingMessage {
     pub turn_id: Option<String>,
     /// When it was written (ms since the epoch), when known.
     pub created_at_ms: Option<u64>,
+    /// The turn's tool calls, sent as the message's tool parts (`capture.tools`).
+    pub tools: Vec<crate::tool::ToolCall>,
 }
 
 /// A message the server holds.

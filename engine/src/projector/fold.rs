@@ -37,6 +37,24 @@ impl State {
     pub fn apply(&mut self, env: &Envelope) {
         self.apply_event(env);
         self.let_go_settled();
+        // Tool calls of a planned message are kept until it is settled.
+        if !self.planned_tools.is_empty() {
+            let messages = &self.messages;
+            self.planned_tools
+                .retain(|k, _| messages.get(k).is_some_and(|r| !r.status.is_settled()));
+        }
+    }
+
+    /// Tool calls of a turn wait only while its answer is neither planned nor known delivered
+    /// (only planning and [`Event::ServerHolds`] change that).
+    fn drop_answered_tools(&mut self) {
+        if !self.tool_calls.is_empty() {
+            let (messages, delivered) = (&self.messages, &self.delivered);
+            self.tool_calls.retain(|(turn, _)| {
+                let answer = DedupKey::for_turn(turn, Role::Assistant);
+                !messages.contains_key(&answer) && !delivered.contains(key_identity(&answer))
+            });
+        }
     }
 
     /// A state decoded from an older snapshot layout, brought to what a fold of today keeps:
@@ -103,8 +121,13 @@ impl State {
                     if let Some(id) = &m.turn_id {
                         self.book.observe_planned(id);
                     }
+                    let new = !self.messages.contains_key(&m.key);
                     self.plan(m, at);
+                    if let (Some(id), Role::Assistant) = (&m.turn_id, m.role) {
+                        self.plan_tools(id, &m.key, new);
+                    }
                 }
+                self.drop_answered_tools();
                 self.prune_book();
             }
             Event::SendStarted {
@@ -251,6 +274,7 @@ impl State {
                 for id in identities {
                     self.delivered.insert(*id);
                 }
+                self.drop_answered_tools();
                 self.prune_book();
             }
             Event::ServerUnreachable {
@@ -281,6 +305,7 @@ impl State {
                 self.prune_book();
             }
             Event::Forgotten { turn_id, .. } => self.forget(turn_id.as_deref(), at),
+            Event::ToolCalls { turn_id, calls, .. } => self.add_tool_calls(turn_id, calls),
             Event::AllReconciled { present } => {
                 for k in present {
                     self.ack(k, at);
@@ -294,6 +319,8 @@ impl State {
     /// The user forgot turn `turn_id` (`None`: the whole session): it is never planned again,
     /// and its messages not yet settled are set aside (never sent).
     fn forget(&mut self, turn_id: Option<&str>, at: u64) {
+        self.tool_calls
+            .retain(|(t, _)| turn_id.is_some_and(|id| id != t));
         match turn_id {
             Some(id) => self.book.observe_refused(Some(id), FORGOTTEN),
             None => self.forgotten_at_ms = Some(at),
@@ -319,6 +346,45 @@ impl State {
             });
         }
         self.prune_book();
+    }
+
+    /// Tool calls of `turn_id` wait for its assistant message; ignored once that message was
+    /// planned (or delivered): they go with it or not at all.
+    fn add_tool_calls(&mut self, turn_id: &str, calls: &[crate::tool::ToolCall]) {
+        let answer = DedupKey::for_turn(turn_id, Role::Assistant);
+        if self.messages.contains_key(&answer)
+            || self.delivered.contains(key_identity(&answer))
+            || self.forgotten_at_ms.is_some()
+        {
+            return;
+        }
+        match self.tool_calls.iter_mut().find(|(t, _)| t == turn_id) {
+            Some((_, kept)) => crate::tool::add_calls(kept, calls),
+            None => {
+                let mut kept = Vec::new();
+                crate::tool::add_calls(&mut kept, calls);
+                self.tool_calls.push((turn_id.to_owned(), kept));
+                if self.tool_calls.len() > super::KEPT_TOOL_TURNS {
+                    self.tool_calls.remove(0);
+                }
+            }
+        }
+    }
+
+    /// The assistant message `key` of turn `turn_id` was planned: the turn's tool calls move
+    /// onto it when it is a new message still to be sent.
+    fn plan_tools(&mut self, turn_id: &str, key: &DedupKey, new: bool) {
+        let Some(pos) = self.tool_calls.iter().position(|(t, _)| t == turn_id) else {
+            return;
+        };
+        let (_, calls) = self.tool_calls.remove(pos);
+        let sendable = self
+            .messages
+            .get(key)
+            .is_some_and(|r| !r.status.is_settled() && r.content.is_some());
+        if new && sendable && !calls.is_empty() {
+            self.planned_tools.insert(key.clone(), calls);
+        }
     }
 
     fn problem(&mut self, p: String) {

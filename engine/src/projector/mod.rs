@@ -20,6 +20,7 @@
 //! commit     acknowledged-but-uncommitted count and tokens, in-flight commit
 //! hooks      per-turn liveness, prompt dedup, recall cache, SessionStart debounce
 //! backoff    the unreachable-server window
+//! tools      tool calls of turns not yet planned; those of planned, unsent messages
 //! ```
 //!
 //! Nothing is ever forgotten that decides dedup, and nothing is kept that does not:
@@ -59,6 +60,9 @@ pub const KEPT_TURN_LIVENESS: usize = 256;
 /// are kept, to keep the cursor behind that turn, while the state keeps at most this many
 /// records.
 pub const KEPT_HALF_TURN_RECORDS: usize = 256;
+/// Turns whose tool calls wait for their answer to be planned ([`State::tool_calls`]); the
+/// oldest is let go first.
+pub const KEPT_TOOL_TURNS: usize = 256;
 /// Retryable failures of one message sent on its own before it is set aside.
 pub const MAX_SINGLE_ATTEMPTS: u32 = 8;
 

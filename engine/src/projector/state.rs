@@ -276,10 +276,17 @@ pub struct State {
     pub records_let_go: u64,
     /// The transcript file the latest Stop payload named
     /// ([`crate::event::Event::TranscriptNamed`]); `None` when no Stop named one (the
-    /// harness then finds the file itself). Appended by snapshot version 5: a version-4 body
-    /// decodes as this layout with `None` here ([`crate::codec::decode_snapshot`]); must stay
-    /// last.
+    /// harness then finds the file itself). Fields from here on were appended by snapshot
+    /// version 5: a version-4 body decodes as this layout with `None` and empty collections
+    /// ([`crate::codec::decode_snapshot`]); they must stay last.
     pub transcript_path: Option<String>,
+    /// Tool calls of turns whose assistant message is not planned yet
+    /// ([`crate::event::Event::ToolCalls`]), oldest turn first, at most
+    /// [`super::KEPT_TOOL_TURNS`] turns.
+    pub tool_calls: Vec<(String, Vec<crate::tool::ToolCall>)>,
+    /// The tool calls sent as tool parts of a planned message, by the message's key, while it
+    /// is to be sent (dropped once it is settled).
+    pub planned_tools: BTreeMap<DedupKey, Vec<crate::tool::ToolCall>>,
 }
 
 impl State {

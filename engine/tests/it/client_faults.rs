@@ -74,6 +74,7 @@ fn client(url: &str, timeout_ms: u64) -> Client {
 fn one() -> Vec<OutMessage> {
     vec![OutMessage {
         role: "user".into(),
+        parts: None,
         content: "hi".into(),
         turn_id: Some("t1".into()),
         created_at: None,

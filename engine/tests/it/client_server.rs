@@ -27,6 +27,7 @@ fn kind(role: &str) -> String {
 fn msg(role: &str, content: &str, turn: &str) -> OutMessage {
     OutMessage {
         role: role.into(),
+        parts: None,
         content: content.into(),
         turn_id: Some(turn.into()),
         created_at: Some(WRITTEN.into()),
@@ -38,6 +39,7 @@ fn msg(role: &str, content: &str, turn: &str) -> OutMessage {
 /// or archived.
 fn sm(role: &str, content: &str, turn: &str) -> ServerMessage {
     ServerMessage {
+        tool_parts: Vec::new(),
         role: role.into(),
         content: content.into(),
         turn_id: Some(turn.into()),
@@ -220,6 +222,7 @@ fn messages_without_turn_id_and_a_full_batch() {
     let batch: Vec<OutMessage> = (0..100)
         .map(|i| OutMessage {
             role: if i % 2 == 0 { "user" } else { "assistant" }.into(),
+            parts: None,
             content: format!("m{i}"),
             turn_id: None,
             created_at: None,

@@ -25,6 +25,7 @@ mod released_journals;
 #[cfg(feature = "http")]
 mod server_url;
 mod store_laws;
+mod tool_capture;
 mod transcript_copilot;
 mod transcript_gemini;
 mod transcript_zcode;

@@ -91,9 +91,9 @@ impl TranscriptSource for Transcript {
 
 /// A piece of conversation text: what is written, and what must never be kept of it.
 #[derive(Debug, Clone)]
-struct Piece {
-    text: String,
-    forbidden: Vec<String>,
+pub(crate) struct Piece {
+    pub(crate) text: String,
+    pub(crate) forbidden: Vec<String>,
 }
 
 fn word() -> impl Strategy<Value = String> {
@@ -209,7 +209,7 @@ fn private() -> impl Strategy<Value = Piece> {
         })
 }
 
-fn message() -> impl Strategy<Value = Piece> {
+pub(crate) fn message() -> impl Strategy<Value = Piece> {
     prop::collection::vec(
         prop_oneof![3 => filler(), 2 => secret(), 2 => private()],
         1..6,
@@ -250,7 +250,7 @@ fn model_io_line(turn: &str, prompt: &str, answer: &str) -> String {
 }
 
 /// Every byte of every file under `dir`.
-fn all_bytes(dir: &Path) -> Vec<u8> {
+pub(crate) fn all_bytes(dir: &Path) -> Vec<u8> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).expect("read dir") {
         let p = e.expect("entry").path();
@@ -263,7 +263,7 @@ fn all_bytes(dir: &Path) -> Vec<u8> {
     out
 }
 
-fn contains(hay: &[u8], needle: &str) -> bool {
+pub(crate) fn contains(hay: &[u8], needle: &str) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 

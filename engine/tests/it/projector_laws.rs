@@ -77,6 +77,20 @@ fn check_invariants(
         prop_assert!(matches!(r.status, MessageStatus::Pending));
         prop_assert!(r.content.is_some(), "pending {k} without content");
     }
+    // Tool calls ride only on unsettled assistant messages, and wait only for turns whose
+    // answer is not planned.
+    for k in state.planned_tools.keys() {
+        let r = state.messages.get(k);
+        prop_assert!(
+            r.is_some_and(|r| r.role == Role::Assistant && !settled(&r.status)),
+            "tool parts kept for {k}, settled or not an answer"
+        );
+    }
+    for (turn, calls) in &state.tool_calls {
+        let answer = DedupKey::for_turn(turn, Role::Assistant);
+        prop_assert!(!state.messages.contains_key(&answer) && !state.is_delivered(&answer));
+        prop_assert!(calls.len() <= ov_engine::tool::MAX_CALLS_PER_TURN);
+    }
     // Set-aside messages never appear in the outbox.
     for (k, _) in state.set_aside() {
         prop_assert!(!seen.contains(k), "set-aside {k} in the outbox");

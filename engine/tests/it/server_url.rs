@@ -215,6 +215,7 @@ proptest! {
             .expect("client");
         let one = vec![OutMessage {
             role: "user".into(),
+            parts: None,
             content: "hi".into(),
             turn_id: None,
             created_at: None,

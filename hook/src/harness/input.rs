@@ -30,8 +30,12 @@ pub struct HookInput {
     pub source: Option<String>,
     /// PreToolUse's tool name.
     pub tool_name: Option<String>,
-    /// PreToolUse's tool input.
+    /// PreToolUse's and PostToolUse's tool input.
     pub tool_input: Option<Value>,
+    /// PostToolUse's tool output (`tool_response`).
+    pub tool_output: Option<Value>,
+    /// The tool call's id (`tool_use_id`).
+    pub tool_call_id: Option<String>,
     /// Transcript path, if the harness gives one.
     pub transcript_path: Option<String>,
     /// Stop's tool call count.
@@ -253,6 +257,10 @@ pub struct PayloadFields {
     pub tool_name: &'static str,
     /// The tool's arguments.
     pub tool_input: &'static str,
+    /// PostToolUse's tool output.
+    pub tool_output: Option<&'static str>,
+    /// The tool call's id.
+    pub tool_call_id: Option<&'static str>,
     /// Native tool names and the guard's names for them (`read_file` → `Read`).
     pub tools: &'static [(&'static str, &'static str)],
 }
@@ -275,6 +283,8 @@ impl PayloadFields {
             source: "source",
             tool_name: "tool_name",
             tool_input: "tool_input",
+            tool_output: Some("tool_response"),
+            tool_call_id: Some("tool_use_id"),
             tools: &[],
         }
     }
@@ -302,6 +312,7 @@ pub fn parse_fields(raw: &[u8], truncated: bool, fields: &PayloadFields) -> Hook
     input.prompt = s(fields.prompt);
     input.response_text = fields.response_text.and_then(&mut s);
     input.source = s(fields.source);
+    input.tool_call_id = fields.tool_call_id.and_then(&mut s);
     input.tool_name = s(fields.tool_name).map(|native| {
         fields
             .tools
@@ -311,6 +322,10 @@ pub fn parse_fields(raw: &[u8], truncated: bool, fields: &PayloadFields) -> Hook
     });
     // Taken, not copied: a Write's input holds a whole file.
     input.tool_input = obj.remove(fields.tool_input).filter(|v| !v.is_null());
+    input.tool_output = fields
+        .tool_output
+        .and_then(|k| obj.remove(k))
+        .filter(|v| !v.is_null());
     if !problems.is_empty() {
         input.malformed = Some(problems.join("; "));
     }

@@ -187,6 +187,8 @@ pub enum HookEvent {
     UserPromptSubmit,
     /// `PreToolUse`.
     PreToolUse,
+    /// `PostToolUse` (installed for Codex and Qwen Code when `capture.tools` is on).
+    PostToolUse,
     /// `Stop`.
     Stop,
     /// `SessionEnd` (Claude Code).
@@ -200,6 +202,7 @@ impl HookEvent {
             "session-start" => HookEvent::SessionStart,
             "user-prompt-submit" => HookEvent::UserPromptSubmit,
             "pre-tool-use" => HookEvent::PreToolUse,
+            "post-tool-use" => HookEvent::PostToolUse,
             "stop" => HookEvent::Stop,
             "session-end" => HookEvent::SessionEnd,
             _ => return None,
@@ -212,6 +215,7 @@ impl HookEvent {
             HookEvent::SessionStart => "SessionStart",
             HookEvent::UserPromptSubmit => "UserPromptSubmit",
             HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
             HookEvent::Stop => "Stop",
             HookEvent::SessionEnd => "SessionEnd",
         }

@@ -15,6 +15,7 @@
 //! | SessionStart | 5 s | 15 s |
 //! | UserPromptSubmit | 6 s | 10 s |
 //! | PreToolUse | 3 s | 5 s |
+//! | PostToolUse | 3 s | - |
 //! | Stop | 3 s | 10 s |
 //!
 //! stdin gets at most a third of the budget (1 s to 1.5 s here): an agent writes the payload at
@@ -59,7 +60,9 @@ impl Budget {
         match event {
             HookEvent::SessionStart => Duration::from_secs(5),
             HookEvent::UserPromptSubmit => Duration::from_secs(6),
-            HookEvent::PreToolUse | HookEvent::Stop => Duration::from_secs(3),
+            HookEvent::PreToolUse | HookEvent::PostToolUse | HookEvent::Stop => {
+                Duration::from_secs(3)
+            }
             // Claude Code kills SessionEnd hooks after 1.5 s by default.
             HookEvent::SessionEnd => Duration::from_secs(1),
         }

@@ -9,6 +9,7 @@ pub mod budget;
 pub mod consent;
 mod deprecation;
 mod guard;
+mod post_tool;
 mod prompt;
 mod session_end;
 mod session_start;
@@ -420,6 +421,10 @@ fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
     }
     match event {
         HookEvent::PreToolUse => guard::handle(&inv),
+        HookEvent::PostToolUse => {
+            post_tool::handle(&inv);
+            None
+        }
         HookEvent::SessionStart => session_start::handle(&inv),
         HookEvent::UserPromptSubmit => prompt::handle(&inv),
         HookEvent::Stop => {

@@ -41,6 +41,7 @@ mod project_first;
 mod server_answers;
 mod spill;
 mod sweep;
+mod tool_calls;
 mod turn_times;
 mod zcode_formats;
 

@@ -231,6 +231,18 @@ pub fn summary(event: &Event) -> String {
             segments.len()
         ),
         Event::TranscriptNamed { path } => format!("path={path}"),
+        Event::ToolCalls {
+            turn_id,
+            origin,
+            calls,
+        } => format!(
+            "turn={turn_id} from {origin}: {}",
+            calls
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 

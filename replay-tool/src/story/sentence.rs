@@ -379,6 +379,19 @@ pub(super) fn sentence(
             "redacted before it was journaled ({origin}): {}",
             counts.summary()
         )),
+        Event::ToolCalls {
+            turn_id: t,
+            origin,
+            calls,
+        } if t == turn_id => Some(format!(
+            "{} tool call(s) seen ({origin}): {}; they go with the turn's answer, as its tool parts",
+            calls.len(),
+            calls
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
         // Every turn's story says what history is gone.
         Event::Pruned {
             segments,

@@ -84,6 +84,11 @@ pub enum Op {
     PreTool {
         turn: u8,
     },
+    Tools {
+        turn: u8,
+        call: u8,
+        output: Option<u8>,
+    },
     SessionStart,
     MalformedHook,
     Rollout {
@@ -173,6 +178,8 @@ pub fn op() -> impl Strategy<Value = Op> {
         5 => (prop::option::weighted(0.85, turn()), prop::option::weighted(0.8, text()))
             .prop_map(|(turn, text)| Op::Stop { turn, text }),
         1 => turn().prop_map(|turn| Op::PreTool { turn }),
+        2 => (turn(), 0..3u8, prop::option::of(text()))
+            .prop_map(|(turn, call, output)| Op::Tools { turn, call, output }),
         1 => Just(Op::SessionStart),
         1 => Just(Op::MalformedHook),
         3 => (
@@ -296,6 +303,18 @@ pub fn events(ops: &[(Op, u64)]) -> Vec<Envelope> {
                 h.tool_name = Some("Bash".into());
                 it.push(Event::HookReceived(h));
             }
+            Op::Tools { turn, call, output } => it.push(Event::ToolCalls {
+                turn_id: turn_of(*turn),
+                origin: "hook".into(),
+                calls: vec![ov_engine::tool::ToolCall {
+                    id: Some(format!("call-{call}")),
+                    name: "Bash".into(),
+                    input: format!(r#"{{"command":"echo {call}"}}"#),
+                    output: output.map(text_of),
+                    output_chars: output.map_or(0, |o| text_of(o).chars().count() as u64),
+                    ..ov_engine::tool::ToolCall::default()
+                }],
+            }),
             Op::SessionStart => {
                 let mut h = hook(HookKind::SessionStart, None);
                 h.source = Some("startup".into());

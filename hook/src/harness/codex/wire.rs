@@ -9,7 +9,8 @@
 //! | `prompt` | UserPromptSubmit | [`HookInput::prompt`] |
 //! | `last_assistant_message` | Stop: the final answer message, all its parts | [`HookInput::response_text`] |
 //! | `source` | SessionStart (`startup`, `resume`, …) | [`HookInput::source`] |
-//! | `tool_name`, `tool_input` | PreToolUse: shell commands arrive as `Bash` with `{"command": …}`; MCP tools as `mcp__<server>__<tool>` | [`HookInput::tool_name`], [`HookInput::tool_input`] |
+//! | `tool_response` (the output text), `tool_use_id` | PostToolUse | [`HookInput::tool_output`], [`HookInput::tool_call_id`] |
+//! | `tool_name`, `tool_input` | PreToolUse, PostToolUse: shell commands arrive as `Bash` with `{"command": …}`; MCP tools as `mcp__<server>__<tool>` | [`HookInput::tool_name`], [`HookInput::tool_input`] |
 //!
 //! Nothing here fails: a bad payload gives a [`HookInput`] with `malformed` set and
 //! whatever fields could be read.
@@ -74,6 +75,25 @@ mod tests {
             .collect();
         assert!(
             sources.contains(&"startup".to_string()) && sources.contains(&"resume".to_string())
+        );
+    }
+
+    #[test]
+    fn post_tool_use_gives_the_call_and_its_output() {
+        let post = recorded("PostToolUse");
+        let call = post.first().expect("a recorded PostToolUse");
+        assert_eq!(call.tool_name.as_deref(), Some("Bash"));
+        assert_eq!(
+            call.tool_call_id.as_deref(),
+            Some("call_f786c98c888c4e689fea")
+        );
+        assert_eq!(
+            call.turn_id.as_deref(),
+            Some("01a23a27-0a29-7bd0-9ecd-68ea7eec9a11")
+        );
+        assert_eq!(
+            call.tool_output.as_ref().and_then(|o| o.as_str()),
+            Some("# Notes\nNOTE-CONTENT-42: water the plants.\n")
         );
     }
 

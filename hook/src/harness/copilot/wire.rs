@@ -41,6 +41,8 @@ const FIELDS: PayloadFields = PayloadFields {
     source: "source",
     tool_name: "toolName",
     tool_input: "toolArgs",
+    tool_output: None,
+    tool_call_id: None,
     tools: TOOLS,
 };
 

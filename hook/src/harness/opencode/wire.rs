@@ -45,6 +45,8 @@ const FIELDS: PayloadFields = PayloadFields {
     source: "source",
     tool_name: "tool",
     tool_input: "args",
+    tool_output: None,
+    tool_call_id: None,
     tools: TOOLS,
 };
 

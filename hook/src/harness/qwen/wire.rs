@@ -9,7 +9,8 @@
 //! | `prompt` | UserPromptSubmit; `""` on the second UserPromptSubmit Qwen fires after a turn's tool calls, which is then no prompt at all | [`HookInput::prompt`] |
 //! | `last_assistant_message` | Stop: the whole final answer | [`HookInput::response_text`] |
 //! | `source` | SessionStart (`startup`, `resume`, …) | [`HookInput::source`] |
-//! | `tool_name`, `tool_input` | PreToolUse: `read_file` → `Read`, `glob` → `Glob`, `grep_search` → `Grep`, `run_shell_command` → `Bash` (the guard's names); others as sent | [`HookInput::tool_name`], [`HookInput::tool_input`] |
+//! | `tool_response` (`{llmContent, returnDisplay}`: `llmContent` is kept), `tool_use_id` | PostToolUse | [`HookInput::tool_output`], [`HookInput::tool_call_id`] |
+//! | `tool_name`, `tool_input` | PreToolUse, PostToolUse: `read_file` → `Read`, `glob` → `Glob`, `grep_search` → `Grep`, `run_shell_command` → `Bash` (the guard's names); others as sent | [`HookInput::tool_name`], [`HookInput::tool_input`] |
 //!
 //! Nothing here fails: a bad payload gives a [`HookInput`] with `malformed` set and
 //! whatever fields could be read.
@@ -39,6 +40,15 @@ pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
     let mut input = parse_fields(raw, truncated, &FIELDS);
     // An empty prompt (after tool calls) reads as none: no recall, nothing captured.
     input.prompt = input.prompt.filter(|p| !p.trim().is_empty());
+    // PostToolUse's `tool_response` is `{llmContent, returnDisplay}`: what the model saw is
+    // the output.
+    if let Some(Some(text)) = input
+        .tool_output
+        .as_ref()
+        .map(|o| o.get("llmContent").and_then(serde_json::Value::as_str))
+    {
+        input.tool_output = Some(serde_json::Value::String(text.to_owned()));
+    }
     input
 }
 
@@ -55,6 +65,22 @@ mod tests {
 
     fn recorded(event: &str) -> Vec<HookInput> {
         crate::harness::input::recorded_payloads(RECORDED, event, parse)
+    }
+
+    #[test]
+    fn post_tool_use_gives_the_call_with_what_the_model_saw() {
+        let post = recorded("PostToolUse");
+        let call = post.first().expect("a recorded PostToolUse");
+        assert_eq!(call.tool_name.as_deref(), Some("Read"));
+        assert_eq!(
+            call.tool_call_id.as_deref(),
+            Some("toolu_1796271813069_p2l8y4e1b")
+        );
+        assert!(call.turn_id.is_some());
+        assert_eq!(
+            call.tool_output.as_ref().and_then(|o| o.as_str()),
+            Some("# Notes\nNOTE-CONTENT-42: water the plants.\n")
+        );
     }
 
     #[test]

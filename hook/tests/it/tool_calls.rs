@@ -1,0 +1,219 @@
+//! `capture.tools` through the real `ovhook` binary: Codex's and Qwen Code's PostToolUse
+//! journal the tool call (privacy applied) only when the setting is on, and the real server
+//! stores the turn's answer with its tool part exactly once.
+
+use std::time::{Duration, Instant};
+
+use ov_engine::event::Event;
+use serde_json::{json, Value};
+
+use crate::common::{client, server_url, unique_session, Env};
+
+/// Every byte of every file under `dir` (nothing when it does not exist).
+fn all_bytes(dir: &std::path::Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(all_bytes(&p));
+        } else if let Ok(b) = std::fs::read(&p) {
+            out.extend(b);
+        }
+    }
+    out
+}
+
+const SECRET: &str = "ghp_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78";
+
+fn codex(event: &str, sid: &str, turn: &str, cwd: &str, extra: Value) -> Value {
+    let mut p = json!({
+        "session_id": sid,
+        "turn_id": turn,
+        "cwd": cwd,
+        "hook_event_name": event,
+        "model": "fake-model",
+        "transcript_path": format!("{cwd}/rollout.jsonl"),
+    });
+    if let (Some(o), Value::Object(e)) = (p.as_object_mut(), extra) {
+        o.extend(e);
+    }
+    p
+}
+
+fn post_tool_use(sid: &str, turn: &str, cwd: &str, marker: &str) -> Value {
+    codex(
+        "PostToolUse",
+        sid,
+        turn,
+        cwd,
+        json!({
+            "tool_name": "Bash",
+            "tool_input": {"command": format!("cat notes.md # {SECRET}")},
+            "tool_response": format!("{marker}\n<private>PRIVTOOL42</private>token {SECRET}\n"),
+            "tool_use_id": "call_1",
+        }),
+    )
+}
+
+fn tool_events(env: &Env, sid: &str) -> Vec<Event> {
+    env.events(sid)
+        .into_iter()
+        .map(|e| e.event)
+        .filter(|e| matches!(e, Event::ToolCalls { .. }))
+        .collect()
+}
+
+#[test]
+fn post_tool_use_journals_nothing_of_a_tool_unless_capture_tools_is_on() {
+    let env = Env::new();
+    let cwd = env.home().display().to_string();
+    let sid = unique_session();
+    let marker = "TOOLOUT-7f3a";
+    env.run_with(
+        &["--harness", "codex", "user-prompt-submit"],
+        codex(
+            "UserPromptSubmit",
+            &sid,
+            "t1",
+            &cwd,
+            json!({"prompt": "read notes"}),
+        )
+        .to_string()
+        .as_bytes(),
+        &[],
+    );
+    let out = env.run_with(
+        &["--harness", "codex", "post-tool-use"],
+        post_tool_use(&sid, "t1", &cwd, marker)
+            .to_string()
+            .as_bytes(),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let bytes = all_bytes(&env.state());
+    assert!(!bytes.windows(marker.len()).any(|w| w == marker.as_bytes()));
+    assert!(!bytes.windows(10).any(|w| w == b"cat notes."));
+    assert!(tool_events(&env, &sid).is_empty());
+
+    // On: the call is journaled for the turn, its secret and private span gone.
+    let out = env.run_with(
+        &["--harness", "codex", "post-tool-use"],
+        post_tool_use(&sid, "t1", &cwd, marker)
+            .to_string()
+            .as_bytes(),
+        &[("OPENVIKING_CAPTURE_TOOLS", "1")],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let tools = tool_events(&env, &sid);
+    let [Event::ToolCalls { turn_id, calls, .. }] = tools.as_slice() else {
+        panic!("one ToolCalls event: {tools:?}");
+    };
+    assert_eq!(turn_id, "t1");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].name, "Bash");
+    assert_eq!(calls[0].id.as_deref(), Some("call_1"));
+    assert!(calls[0]
+        .output
+        .as_deref()
+        .is_some_and(|o| o.starts_with(marker)));
+    let bytes = all_bytes(&env.state());
+    for gone in [SECRET, "PRIVTOOL42"] {
+        assert!(
+            !bytes.windows(gone.len()).any(|w| w == gone.as_bytes()),
+            "{gone} journaled"
+        );
+    }
+    let state = env.state_of(&sid);
+    assert!(state.redactions.total() >= 3, "{:?}", state.redactions);
+}
+
+#[test]
+fn qwen_post_tool_use_keeps_what_the_model_saw() {
+    let env = Env::new();
+    let cwd = env.home().display().to_string();
+    let sid = unique_session();
+    let payload = json!({
+        "session_id": sid, "cwd": cwd, "hook_event_name": "PostToolUse",
+        "prompt_id": format!("{sid}########0"), "tool_name": "read_file",
+        "tool_input": {"file_path": "notes.md"},
+        "tool_response": {"llmContent": "NOTE-CONTENT-42", "returnDisplay": ""},
+        "tool_use_id": "toolu_1",
+    });
+    env.run_with(
+        &["--harness", "qwen", "post-tool-use"],
+        payload.to_string().as_bytes(),
+        &[("OPENVIKING_CAPTURE_TOOLS", "true")],
+    );
+    let tools = tool_events(&env, &sid);
+    let [Event::ToolCalls { calls, .. }] = tools.as_slice() else {
+        panic!("one ToolCalls event: {tools:?}");
+    };
+    assert_eq!(calls[0].output.as_deref(), Some("NOTE-CONTENT-42"));
+}
+
+/// A Codex turn with a tool call through the real hooks and the real server: the answer is
+/// stored with its tool part, once, also after another drain.
+#[test]
+fn a_codex_turn_reaches_the_real_server_with_its_tool_part_once() {
+    let Some(url) = server_url() else {
+        return;
+    };
+    let mut env = Env::with_url(&url);
+    env.set("OPENVIKING_CAPTURE_TOOLS", "1");
+    let cwd = env.home().display().to_string();
+    let sid = unique_session();
+    let marker = format!("TOOLOUT-{}", &sid[5..17]);
+    let run = |event: &str, payload: Value| {
+        let out = env.run_with(
+            &["--harness", "codex", event],
+            payload.to_string().as_bytes(),
+            &[("OVHOOK_NO_DETACH", "1")],
+        );
+        assert_eq!(out.status.code(), Some(0));
+    };
+    run(
+        "user-prompt-submit",
+        codex(
+            "UserPromptSubmit",
+            &sid,
+            "t1",
+            &cwd,
+            json!({"prompt": "read my notes"}),
+        ),
+    );
+    run("post-tool-use", post_tool_use(&sid, "t1", &cwd, &marker));
+    run(
+        "stop",
+        codex(
+            "Stop",
+            &sid,
+            "t1",
+            &cwd,
+            json!({"last_assistant_message": "The notes say to water the plants."}),
+        ),
+    );
+    env.drain();
+    env.drain();
+    let remote = format!("cx-{sid}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let held = loop {
+        let held = client(&url).session_messages(&remote).expect("read back");
+        if held.len() >= 2 || Instant::now() > deadline {
+            break held;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let answers: Vec<_> = held.iter().filter(|m| m.role == "assistant").collect();
+    assert_eq!(answers.len(), 1, "{held:#?}");
+    assert_eq!(held.iter().filter(|m| m.role == "user").count(), 1);
+    let parts = &answers[0].tool_parts;
+    assert_eq!(parts.len(), 1, "{parts:#?}");
+    assert_eq!(parts[0]["tool_name"], json!("Bash"));
+    assert_eq!(parts[0]["tool_id"], json!("call_1"));
+    let output = parts[0]["tool_output"].as_str().unwrap_or_default();
+    assert!(output.starts_with(&marker), "{output}");
+    assert!(!output.contains(SECRET) && !output.contains("PRIVTOOL42"));
+    assert!(!parts[0]["tool_input"].to_string().contains(SECRET));
+}
