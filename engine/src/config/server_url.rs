@@ -144,6 +144,12 @@ impl ServerUrl {
         }
     }
 
+    /// True for the words that, where a server URL is expected, mean no server at all: `off`
+    /// and `none`, any case.
+    pub fn means_off(text: &str) -> bool {
+        matches!(text.trim().to_ascii_lowercase().as_str(), "off" | "none")
+    }
+
     /// The URL without userinfo: `scheme://host[:port]path`.
     pub fn as_str(&self) -> &str {
         &self.text

@@ -233,7 +233,7 @@ impl Loader<'_> {
                 Ok(url) => (Some(server_for(url)), ServerChoice::LocalDefault),
                 Err(_) => (None, ServerChoice::Off),
             },
-            Some(u) if is_off(&u) => (None, ServerChoice::Off),
+            Some(u) if ServerUrl::means_off(&u) => (None, ServerChoice::Off),
             Some(u) => match ServerUrl::parse(&u) {
                 Ok(url) => (Some(server_for(url)), ServerChoice::Configured),
                 Err(e) => {
@@ -299,10 +299,6 @@ impl Loader<'_> {
 }
 
 /// `url` values that mean "no server: journal only".
-fn is_off(url: &str) -> bool {
-    matches!(url.trim().to_ascii_lowercase().as_str(), "off" | "none")
-}
-
 fn cwd_peer(cwd: &Path) -> Option<String> {
     let p = workspace_peer_from_cwd(&cwd.to_string_lossy());
     (!p.is_empty()).then_some(p)

@@ -30,6 +30,9 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
             target.title()
         )));
     }
+    if let Some(e) = args.creds.url_error() {
+        return Ok(usage_error(&format!("--url: {e}")));
+    }
     let (api_key, key_source) = resolve_api_key(args.creds.api_key.clone())?;
     let creds = ovcli::Credentials {
         api_key,

@@ -1,6 +1,8 @@
 //! Credentials into `~/.openviking/ovcli.conf` (the anchor's `configure_ovcli` semantics).
 //!
-//! * `url`: a value sets it; `--url ""` removes it (back to the embedded default).
+//! * `url`: a value sets it; `--url ""` removes it (back to the embedded default). A value
+//!   must be a server URL by configuration's rule ([`ServerUrl`]), or `off`: `install` refuses
+//!   anything else before writing ([`Credentials::url_error`]).
 //! * `api_key`: any given value is written, `--api-key ""` as `""` (an unauthenticated server).
 //! * `account`, `user`: a value sets it, an empty value removes it.
 //! * A flag not given keeps the current value; every other key is kept.
@@ -13,7 +15,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
-use ov_engine::config::Secret;
+use ov_engine::config::{Secret, ServerUrl, UrlError};
 use serde_json::{Map, Value};
 
 use super::atomic;
@@ -32,6 +34,16 @@ pub struct Credentials {
 }
 
 impl Credentials {
+    /// Why `--url` is not a server URL (by the rule configuration reads it with), when it is
+    /// not one; empty, `off` and `none` are fine.
+    pub fn url_error(&self) -> Option<UrlError> {
+        let url = self.url.as_deref()?.trim();
+        if url.is_empty() || ServerUrl::means_off(url) {
+            return None;
+        }
+        ServerUrl::parse(url).err()
+    }
+
     /// True when at least one flag was given.
     pub fn any(&self) -> bool {
         self.url.is_some()
@@ -143,5 +155,23 @@ mod tests {
         assert_eq!(write(&path, &creds).expect("write"), Outcome::Written);
         let text = std::fs::read_to_string(&path).expect("read");
         assert!(text.contains(r#""api_key": "sk-install-key""#), "{text}");
+    }
+
+    #[rstest::rstest]
+    #[case::unset(None, None)]
+    #[case::empty(Some(""), None)]
+    #[case::off(Some("OFF"), None)]
+    #[case::url(Some("https://KEY@h:1/"), None)]
+    #[case::no_scheme(Some("h:1933"), Some(UrlError::Scheme))]
+    #[case::query(Some("http://h/?k=1"), Some(UrlError::QueryOrFragment))]
+    fn a_url_is_checked_by_the_server_url_rule(
+        #[case] url: Option<&str>,
+        #[case] want: Option<UrlError>,
+    ) {
+        let creds = Credentials {
+            url: url.map(str::to_owned),
+            ..Credentials::default()
+        };
+        assert_eq!(creds.url_error(), want);
     }
 }

@@ -416,6 +416,7 @@ fn usage_errors_exit_2() {
     run(&h, &["install", "--harness", "claude"]).code(2);
     install(&h, &["--url"]).code(2);
     run(&h, &["uninstall", "--url", "x"]).code(2);
+    install(&h, &["--url", "127.0.0.1:1933"]).code(2);
     assert!(!h.zcode_config().exists());
 }
 
