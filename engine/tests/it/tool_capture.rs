@@ -162,7 +162,7 @@ fn tool_calls_go_once_with_their_answer_and_survive_a_snapshot() {
 #[test]
 fn the_released_version_5_snapshot_keeps_tool_calls() {
     let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../testdata/journals/released/journal-v2-codec-v3-snapshot-v5");
+        .join("../testdata/journal-sessions/released/journal-v2-codec-v3-snapshot-v5");
     let tmp = tempfile::tempdir().expect("tmp");
     let copy = tmp.path().join("j");
     std::fs::create_dir_all(&copy).expect("mkdir");
