@@ -43,6 +43,11 @@ pub enum HookKind {
     Stop,
     /// The session ended (the agent process is exiting).
     SessionEnd,
+    /// The agent is about to compact (summarise) its context: its worker sends and commits
+    /// what the session holds before the hook returns.
+    PreCompact,
+    /// A subagent the agent spawned finished (its turn is [`Event::SubagentTurn`]).
+    SubagentStop,
 }
 
 impl HookKind {
@@ -54,6 +59,8 @@ impl HookKind {
             HookKind::PreToolUse => "pre-tool-use",
             HookKind::Stop => "stop",
             HookKind::SessionEnd => "session-end",
+            HookKind::PreCompact => "pre-compact",
+            HookKind::SubagentStop => "subagent-stop",
         }
     }
 }
@@ -149,6 +156,10 @@ pub enum WorkerReason {
     /// but the commit waits for its usual threshold (a resume is no reason to
     /// commit).
     Resume,
+    /// Run inside a PreCompact hook, bounded by its budget: what is complete is sent and
+    /// the session committed before the agent compacts its context; open turns stay open
+    /// (the turn in progress goes on after the compaction).
+    PreCompact,
 }
 
 impl WorkerReason {
@@ -162,15 +173,19 @@ impl WorkerReason {
 
     /// Whatever is acknowledged and uncommitted is committed, threshold or not.
     pub fn forces_commit(self) -> bool {
-        matches!(self, WorkerReason::Drain | WorkerReason::SessionEnd)
+        matches!(
+            self,
+            WorkerReason::Drain | WorkerReason::SessionEnd | WorkerReason::PreCompact
+        )
     }
 
-    /// The server is tried even inside the unreachable back-off window.
+    /// The server is tried even inside the unreachable back-off window (not by a Stop's
+    /// worker, nor inside a PreCompact hook, which the agent waits for).
     pub fn ignores_backoff(self) -> bool {
-        !matches!(self, WorkerReason::Stop)
+        !matches!(self, WorkerReason::Stop | WorkerReason::PreCompact)
     }
 
-    /// A short stable name (`stop`, `drain`, `sweep`, `session-end`, `resume`).
+    /// A short stable name (`stop`, `drain`, `sweep`, `session-end`, `resume`, `pre-compact`).
     pub fn as_str(self) -> &'static str {
         match self {
             WorkerReason::Stop => "stop",
@@ -178,6 +193,7 @@ impl WorkerReason {
             WorkerReason::Sweep => "sweep",
             WorkerReason::SessionEnd => "session-end",
             WorkerReason::Resume => "resume",
+            WorkerReason::PreCompact => "pre-compact",
         }
     }
 }
@@ -429,6 +445,20 @@ pub enum Event {
         /// The calls, in the order the agent made them.
         calls: Vec<crate::tool::ToolCall>,
     },
+    /// A subagent's whole turn, as its harness reported it when the subagent finished: the
+    /// task it was given and its final answer (both through the privacy rule). A turn of its
+    /// own, complete as it arrives, that leaves every other turn of the session as it is (the
+    /// parent's turn that spawned it is still running). See [`crate::subagent`].
+    SubagentTurn {
+        /// The turn's identity ([`crate::subagent::turn_id`]).
+        turn_id: String,
+        /// The subagent's id (the harness's agent id, or its own session id).
+        agent: String,
+        /// The task it was given, when known.
+        prompt: Option<String>,
+        /// Its final answer, when known.
+        answer: Option<String>,
+    },
 }
 
 impl Event {
@@ -465,6 +495,7 @@ impl Event {
             Event::Pruned { .. } => "pruned",
             Event::TranscriptNamed { .. } => "transcript-named",
             Event::ToolCalls { .. } => "tool-calls",
+            Event::SubagentTurn { .. } => "subagent-turn",
         }
     }
 
@@ -484,6 +515,7 @@ impl Event {
             | Event::CaptureRefused { turn_id, .. }
             | Event::Forgotten { turn_id, .. }
             | Event::Redacted { turn_id, .. } => turn_id.as_deref().into_iter().collect(),
+            Event::SubagentTurn { turn_id, .. } => vec![turn_id.as_str()],
             _ => Vec::new(),
         }
     }

@@ -37,6 +37,7 @@ pub mod regular_file;
 pub mod retention;
 pub mod spill;
 pub mod store;
+pub mod subagent;
 pub mod text;
 pub mod time;
 pub mod tool;

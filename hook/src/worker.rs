@@ -6,7 +6,7 @@
 //! journaled and logged.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ov_engine::client::Client;
@@ -27,10 +27,11 @@ pub struct WorkerCtx {
 }
 
 impl WorkerCtx {
-    /// Builds the context for a session whose last known cwd is `cwd`.
-    pub fn new(cwd: Option<&str>) -> WorkerCtx {
+    /// Builds the context for a session whose last known cwd is `cwd`; its requests never
+    /// run past `deadline` (a hook's budget), if one is given.
+    pub fn until(cwd: Option<&str>, deadline: Option<Instant>) -> WorkerCtx {
         let cfg = crate::config::load_config(cwd.unwrap_or("/"));
-        let client = ov_engine::client::client_for(&cfg).and_then(|r| match r {
+        let client = ov_engine::client::client_until(&cfg, deadline).and_then(|r| match r {
             Ok(c) => Some(c),
             Err(e) => {
                 log::error!("client: {e}");
@@ -84,12 +85,40 @@ fn harness_of(state: &State) -> &'static dyn Harness {
 /// Returns true when one of its passes reached the server (a transport was
 /// configured and not skipped as offline).
 pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow::Result<bool> {
+    run_session_within(root, dir_name, reason, None)
+}
+
+/// [`run_session`] inside a hook the agent waits for (PreCompact): every wait (the journal's
+/// lock, the worker lock, each request) ends by `deadline`; what is left stays journaled.
+pub fn run_session_until(
+    root: &Path,
+    dir_name: &str,
+    reason: WorkerReason,
+    deadline: Instant,
+) -> anyhow::Result<bool> {
+    run_session_within(root, dir_name, reason, Some(deadline))
+}
+
+fn run_session_within(
+    root: &Path,
+    dir_name: &str,
+    reason: WorkerReason,
+    deadline: Option<Instant>,
+) -> anyhow::Result<bool> {
+    // Never zero: a free lock is always taken.
+    let left = |most: Duration| match deadline {
+        Some(d) => d
+            .saturating_duration_since(Instant::now())
+            .min(most)
+            .max(Duration::from_millis(1)),
+        None => most,
+    };
     let dir = ov_engine::paths::journals_dir(root).join(journal_dir_name(dir_name));
-    let store = SessionStore::open_with(&dir, Duration::from_secs(5))
+    let store = SessionStore::open_with(&dir, left(Duration::from_secs(5)))
         .with_context(|| format!("could not open {}", dir.display()))?;
     let folded = store.fold()?;
     let state = folded.state;
-    let ctx = WorkerCtx::new(state.cwd.as_deref());
+    let ctx = WorkerCtx::until(state.cwd.as_deref(), deadline);
     if let Some(why) = held_back(root, &state, &ctx.cfg) {
         log::info!("session {dir_name}: {why}: nothing sent");
         return Ok(false);
@@ -110,12 +139,14 @@ pub fn run_session(root: &Path, dir_name: &str, reason: WorkerReason) -> anyhow:
     }
     let wait = match reason {
         WorkerReason::Stop | WorkerReason::Sweep => Duration::from_millis(20),
-        // A SessionEnd's commit must not be lost to a Stop worker still holding the lock.
-        WorkerReason::Drain | WorkerReason::SessionEnd | WorkerReason::Resume => {
-            Duration::from_secs(10)
-        }
+        // A SessionEnd's commit must not be lost to a Stop worker still holding the lock, nor
+        // a PreCompact's (which waits only as long as its hook may).
+        WorkerReason::Drain
+        | WorkerReason::SessionEnd
+        | WorkerReason::Resume
+        | WorkerReason::PreCompact => Duration::from_secs(10),
     };
-    let reports = delivery::run_worker(&store, &ctx, reason, wait)?;
+    let reports = delivery::run_worker(&store, &ctx, reason, left(wait))?;
     Ok(ctx.transport().is_some() && reports.iter().any(|r| !r.offline))
 }
 
@@ -150,7 +181,7 @@ const SWEEP_BUDGET: Duration = Duration::from_secs(10);
 /// pruned once finished for `journal.retention_days` (the user's configuration: no repository
 /// is in view here; see `ov_engine::retention`).
 fn sweep_others(root: &Path, own: &str) {
-    let start = std::time::Instant::now();
+    let start = Instant::now();
     let retention_days = crate::config::load_config("/").journal.retention_days;
     let own = journal_dir_name(own);
     for dir in ov_engine::store::session_dirs(root) {

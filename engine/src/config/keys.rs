@@ -14,7 +14,7 @@
 //! | `capture.enabled` | bool | true | `OPENVIKING_AUTO_CAPTURE` |
 //! | `capture.commit_token_threshold` | int ≥ 0 | 2000 | `OPENVIKING_COMMIT_TOKEN_THRESHOLD` |
 //! | `capture.max_length` | int ≥ 0 (0 = unlimited) | unlimited | `OPENVIKING_CAPTURE_MAX_LENGTH` |
-//! | `capture.subagents` | bool | false | `OPENVIKING_CAPTURE_SUBAGENTS` |
+//! | `capture.subagents` | `skip`\|`separate`\|`inline` (a boolean: `true` = `separate`, `false` = `skip`) | skip | `OPENVIKING_CAPTURE_SUBAGENTS` |
 //! | `capture.tools` | bool | false | `OPENVIKING_CAPTURE_TOOLS` |
 //! | `capture.filters` (alias `captureFilters`, `plugin.captureFilters`, `plugin.<agent>.captureFilters`) | rules (or one comma-separated string) | [] | `OPENVIKING_CAPTURE_FILTERS` |
 //! | `recall.query_filters` (alias `recallQueryFilters`, `plugin.recallQueryFilters`, `plugin.<agent>.recallQueryFilters`) | rules (or one comma-separated string) | [] | `OPENVIKING_RECALL_QUERY_FILTERS` |
@@ -80,6 +80,10 @@ pub enum Kind {
     },
     /// One of the listed strings.
     Enum(&'static [&'static str]),
+    /// One of the listed strings, the first meaning off; a boolean (JSON, or an environment
+    /// value such as `1` or `off`) is the second when true and the first when false (a key
+    /// that was a boolean before it had more choices).
+    Switch(&'static [&'static str]),
     /// A non-empty string.
     Str,
     /// A list of strings.
@@ -143,7 +147,7 @@ pub const TUNING: &[(&str, Kind, &str)] = &[
     ),
     (
         "capture.subagents",
-        Kind::Bool,
+        Kind::Switch(crate::subagent::SubagentCapture::NAMES),
         "OPENVIKING_CAPTURE_SUBAGENTS",
     ),
     ("capture.tools", Kind::Bool, "OPENVIKING_CAPTURE_TOOLS"),
@@ -337,7 +341,13 @@ pub fn from_json(kind: Kind, v: &Value) -> TypedResult {
             None => Err(format!("expected a number, found {n}")),
         },
         (Kind::Float { .. }, _) => Err(format!("expected a number, found {}", describe(v))),
-        (Kind::Enum(options), Value::String(s)) => enum_value(options, s),
+        (Kind::Enum(options) | Kind::Switch(options), Value::String(s)) => enum_value(options, s),
+        (Kind::Switch(options), Value::Bool(b)) => Ok((switch_value(options, *b), None)),
+        (Kind::Switch(options), _) => Err(format!(
+            "expected one of {} (or true, false), found {}",
+            options.join("|"),
+            describe(v)
+        )),
         (Kind::Enum(options), _) => Err(format!(
             "expected one of {}, found {}",
             options.join("|"),
@@ -378,6 +388,14 @@ pub fn from_env(kind: Kind, raw: &str) -> TypedResult {
             _ => Err(format!("{s:?} is not a number")),
         },
         Kind::Enum(options) => enum_value(options, s),
+        Kind::Switch(options) => enum_value(options, s).or_else(|e| {
+            let lower = s.to_ascii_lowercase();
+            match lower.as_str() {
+                "1" | "true" | "yes" | "on" => Ok((switch_value(options, true), None)),
+                "0" | "false" | "no" | "off" => Ok((switch_value(options, false), None)),
+                _ => Err(e),
+            }
+        }),
         Kind::Str => Ok((Typed::Str(s.to_owned()), None)),
         Kind::List => Ok((Typed::List(split_list(s)), None)),
     }
@@ -389,6 +407,12 @@ pub fn env_bool(s: &str) -> bool {
         s.trim().to_ascii_lowercase().as_str(),
         "0" | "false" | "no" | "off"
     )
+}
+
+/// A [`Kind::Switch`]'s member for a boolean: the second when true, the first when false.
+fn switch_value(options: &[&str], on: bool) -> Typed {
+    let pick = if on { options.get(1) } else { options.first() };
+    Typed::Str(pick.copied().unwrap_or_default().to_owned())
 }
 
 fn enum_value(options: &[&str], s: &str) -> TypedResult {
@@ -428,13 +452,20 @@ pub fn current_bool(cfg: &Config, key: &str) -> Option<bool> {
         "memory.enabled" => cfg.memory_enabled,
         "recall.enabled" => cfg.recall.enabled,
         "capture.enabled" => cfg.capture.enabled,
-        "capture.subagents" => cfg.capture.subagents,
         "capture.tools" => cfg.capture.tools,
         "profile.enabled" => cfg.profile.enabled,
         "recall.prefer_abstract" => cfg.recall.prefer_abstract,
         "recall.skip_control_prompts" => cfg.recall.skip_control_prompts,
         "bypass.session" => cfg.bypass.session,
         "debug" => cfg.debug,
+        _ => return None,
+    })
+}
+
+/// The current value of a [`Kind::Switch`] key.
+pub fn current_switch(cfg: &Config, key: &str) -> Option<&'static str> {
+    Some(match key {
+        "capture.subagents" => cfg.capture.subagents.name(),
         _ => return None,
     })
 }
@@ -486,8 +517,10 @@ pub fn assign(cfg: &mut Config, key: &str, value: Typed, append: bool) {
         ("recall.prefer_abstract", Typed::Bool(b)) => cfg.recall.prefer_abstract = b,
         ("recall.skip_control_prompts", Typed::Bool(b)) => cfg.recall.skip_control_prompts = b,
         ("capture.enabled", Typed::Bool(b)) => cfg.capture.enabled = b,
-        ("capture.subagents", Typed::Bool(b)) => cfg.capture.subagents = b,
         ("capture.tools", Typed::Bool(b)) => cfg.capture.tools = b,
+        ("capture.subagents", Typed::Str(s)) => {
+            cfg.capture.subagents = crate::subagent::SubagentCapture::from_name(&s)
+        }
         ("capture.commit_token_threshold", Typed::Int(i)) => cfg.capture.commit_token_threshold = i,
         ("capture.max_length", Typed::Int(i)) => {
             cfg.capture.max_length = (i > 0).then(|| as_usize(i))

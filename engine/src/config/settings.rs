@@ -65,11 +65,10 @@ pub struct CaptureConfig {
     /// `capture.max_length`: characters sent per message (`None` = unlimited, also for 0).
     /// Truncates what is sent, never the dedup identity.
     pub max_length: Option<usize>,
-    /// `capture.subagents` (false): hooks of a subagent's own session (ZCode's
-    /// `sess_subagent_agent_<uuid>`, `sess_dwf-…-actor_…`) are captured and recalled as
-    /// a session of their own. Off, they pass through: a subagent's internal prompts are
-    /// not the user's conversation.
-    pub subagents: bool,
+    /// `capture.subagents` (`skip`): where a subagent's turns go ([`crate::subagent`]):
+    /// nowhere (its hooks pass through: a subagent's prompts are the agent's, not the
+    /// user's), a session of its own linked to its parent by name, or the parent's session.
+    pub subagents: crate::subagent::SubagentCapture,
     /// `capture.tools` (false): the tool calls of a turn (name, input, bounded output, every
     /// string through the privacy rule) go with its assistant message as tool parts
     /// ([`crate::tool`]). Off, nothing of a tool is journaled or sent. A repository file can
@@ -222,7 +221,7 @@ impl Default for Config {
                 enabled: true,
                 commit_token_threshold: DEFAULT_COMMIT_TOKEN_THRESHOLD,
                 max_length: None,
-                subagents: false,
+                subagents: crate::subagent::SubagentCapture::Skip,
                 tools: false,
                 filters: Vec::new(),
             },

@@ -84,6 +84,14 @@ pub fn check_repo_value(cfg: &Config, key: &str, value: &Typed) -> Result<(), St
         (RepoRule::OffOnly, Typed::Bool(true)) if keys::current_bool(cfg, key) == Some(false) => {
             Err("true: a repository's config can turn this off, not back on".into())
         }
+        (RepoRule::OffOnly, Typed::Str(s))
+            if keys::current_switch(cfg, key).is_some_and(|cur| cur != s.as_str())
+                && !off_value(key, s) =>
+        {
+            Err(format!(
+                "{s:?}: a repository's config can turn this off, not choose another setting"
+            ))
+        }
         (RepoRule::OnOnly, Typed::Bool(false)) if keys::current_bool(cfg, key) == Some(true) => {
             Err("false: a repository's config can turn this on, not off".into())
         }
@@ -116,6 +124,11 @@ pub fn check_repo_value(cfg: &Config, key: &str, value: &Typed) -> Result<(), St
         },
         _ => Ok(()),
     }
+}
+
+/// `value` is the off member of the switch `key` (its first).
+fn off_value(key: &str, value: &str) -> bool {
+    matches!(keys::kind_of(key), Some(keys::Kind::Switch(options)) if options.first() == Some(&value))
 }
 
 /// `capture.max_length` 0 means "no limit": the largest value there is.
@@ -224,6 +237,30 @@ mod tests {
                     );
                     assert!(
                         check_repo_value(&cfg, key, &Typed::Bool(false)).is_ok(),
+                        "{key}"
+                    );
+                }
+                (RepoRule::OffOnly, Kind::Switch(options)) => {
+                    let on = options.get(1).expect("an on member");
+                    let off = options.first().expect("an off member");
+                    assert!(
+                        check_repo_value(&cfg, key, &Typed::Str((*on).into())).is_err(),
+                        "{key}"
+                    );
+                    assert!(
+                        check_repo_value(&cfg, key, &Typed::Str((*off).into())).is_ok(),
+                        "{key}"
+                    );
+                    let mut c = cfg.clone();
+                    keys::assign(&mut c, key, Typed::Str((*on).into()), false);
+                    for other in options.iter().skip(2) {
+                        assert!(
+                            check_repo_value(&c, key, &Typed::Str((*other).into())).is_err(),
+                            "{key}: {other}"
+                        );
+                    }
+                    assert!(
+                        check_repo_value(&c, key, &Typed::Str((*off).into())).is_ok(),
                         "{key}"
                     );
                 }

@@ -306,6 +306,21 @@ impl State {
             }
             Event::Forgotten { turn_id, .. } => self.forget(turn_id.as_deref(), at),
             Event::ToolCalls { turn_id, calls, .. } => self.add_tool_calls(turn_id, calls),
+            Event::SubagentTurn {
+                turn_id,
+                prompt,
+                answer,
+                ..
+            } => {
+                self.touch_turn(turn_id, at).stops += 1;
+                let prompt = prompt.as_deref().and_then(crate::text::user_words);
+                let answer = answer
+                    .as_deref()
+                    .map(crate::text::clean_injected)
+                    .filter(|s| !s.is_empty());
+                self.book
+                    .observe_subagent_turn(turn_id, prompt.as_deref(), answer.as_deref(), at);
+            }
             Event::AllReconciled { present } => {
                 for k in present {
                     self.ack(k, at);
@@ -467,8 +482,10 @@ impl State {
                     Some(at),
                 );
             }
-            // Its worker closes the open turns and commits; nothing to fold here.
-            HookKind::SessionEnd => {}
+            // Its worker closes the open turns (SessionEnd) or sends what is complete
+            // (PreCompact) and commits; a subagent's turn is its own event
+            // (`Event::SubagentTurn`): nothing to fold here.
+            HookKind::SessionEnd | HookKind::PreCompact | HookKind::SubagentStop => {}
         }
     }
 

@@ -106,6 +106,37 @@ impl TurnBook {
         }
     }
 
+    /// A subagent's whole turn, reported when it finished (at `at_ms`): complete as it
+    /// arrives, final (no transcript will show it), seen by a hook. Every other turn stays
+    /// as it is: the parent's turn that spawned the subagent is still running.
+    pub fn observe_subagent_turn(
+        &mut self,
+        turn_id: &str,
+        prompt: Option<&str>,
+        answer: Option<&str>,
+        at_ms: u64,
+    ) {
+        let idx = self.find_or_insert(turn_id);
+        self.apply_refused_ids(idx);
+        if let Some(t) = self.turns.get_mut(idx) {
+            t.hook_seen = true;
+            t.stopped = true;
+            t.drained = true;
+            if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {
+                if t.hook_prompt.is_none() {
+                    t.hook_prompt = Some(p.to_owned());
+                    t.prompt_hook_ms = Some(at_ms);
+                }
+            }
+            if let Some(a) = answer.filter(|a| !a.trim().is_empty()) {
+                t.stop_text = Some(a.to_owned());
+            }
+            if t.stop_hook_ms.is_none() {
+                t.stop_hook_ms = Some(at_ms);
+            }
+        }
+    }
+
     /// A rollout read, with nothing planned yet: [`TurnBook::observe_chunk_given`].
     pub fn observe_chunk(&mut self, chunk: &TranscriptChunk) {
         self.observe_chunk_given(chunk, |_| false);

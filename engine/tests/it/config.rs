@@ -926,3 +926,64 @@ fn filter_rules_from_every_source_add_up() {
     fx.repo_local(r#"{"capture":{"filters":[]}}"#);
     assert_eq!(fx.load().config.capture.filters.len(), 5);
 }
+
+/// `capture.subagents`: its three names from files and the environment, a boolean as it was
+/// before it had three (`true` = `separate`), and a repository may only turn it off.
+#[test]
+fn capture_subagents_modes_booleans_and_the_repository_rule() {
+    use ov_engine::subagent::SubagentCapture;
+    let mut fx = Fx::new();
+    assert_eq!(fx.load().config.capture.subagents, SubagentCapture::Skip);
+    for (text, want) in [
+        (
+            r#"{"capture":{"subagents":"inline"}}"#,
+            SubagentCapture::Inline,
+        ),
+        (
+            r#"{"capture.subagents":"separate"}"#,
+            SubagentCapture::Separate,
+        ),
+        (
+            r#"{"capture":{"subagents":true}}"#,
+            SubagentCapture::Separate,
+        ),
+        (r#"{"capture":{"subagents":false}}"#, SubagentCapture::Skip),
+    ] {
+        fx.ovcli(text);
+        assert_eq!(fx.load().config.capture.subagents, want, "{text}");
+    }
+    fx.ovcli(r#"{"capture":{"subagents":"sometimes"}}"#);
+    let l = fx.load();
+    assert_eq!(l.config.capture.subagents, SubagentCapture::Skip);
+    assert!(
+        warnings_text(&l).contains("capture.subagents"),
+        "{}",
+        warnings_text(&l)
+    );
+
+    for (v, want) in [
+        ("inline", SubagentCapture::Inline),
+        ("SEPARATE", SubagentCapture::Separate),
+        ("1", SubagentCapture::Separate),
+        ("off", SubagentCapture::Skip),
+    ] {
+        fx.env("OPENVIKING_CAPTURE_SUBAGENTS", v);
+        assert_eq!(fx.load().config.capture.subagents, want, "{v}");
+    }
+    fx.env.remove("OPENVIKING_CAPTURE_SUBAGENTS");
+
+    // The machine says separate: a repository may say skip, not inline.
+    fx.ovcli(r#"{"capture":{"subagents":"separate"}}"#);
+    fx.repo_cfg(r#"{"capture":{"subagents":"inline"}}"#);
+    let l = fx.load();
+    assert_eq!(l.config.capture.subagents, SubagentCapture::Separate);
+    assert_eq!(l.warnings.len(), 1, "{}", warnings_text(&l));
+    fx.repo_cfg(r#"{"capture":{"subagents":"skip"}}"#);
+    assert_eq!(fx.load().config.capture.subagents, SubagentCapture::Skip);
+    // Off on the machine: a repository cannot turn it on.
+    fx.ovcli("{}");
+    fx.repo_cfg(r#"{"capture":{"subagents":"separate"}}"#);
+    let l = fx.load();
+    assert_eq!(l.config.capture.subagents, SubagentCapture::Skip);
+    assert_eq!(l.warnings.len(), 1, "{}", warnings_text(&l));
+}

@@ -745,3 +745,62 @@ fn a_planned_turn_named_by_its_trace_id_is_joined_by_a_late_rollout() {
         .collect();
     assert!(fresh.is_empty(), "sent again under {fresh:?}");
 }
+
+/// A subagent's turn, reported whole while the parent's turn that spawned it is still running:
+/// it is complete and planned at once, and the parent's turn stays open (not superseded), to be
+/// planned whole at its own Stop.
+#[test]
+fn a_subagent_turn_leaves_the_running_turn_open() {
+    let mut book = TurnBook::default();
+    book.observe_prompt_at(Some("p1"), "find the loader", Some(1_000));
+    book.observe_subagent_turn(
+        "subagent-a1",
+        Some("search the repo"),
+        Some("src/config.rs"),
+        2_000,
+    );
+    let got: Vec<(String, Role, String)> = book
+        .candidates_by(AnswerPrecedence::TranscriptFirst)
+        .into_iter()
+        .map(|c| (c.turn_id.unwrap_or_default(), c.role, c.content))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("subagent-a1".into(), Role::User, "search the repo".into()),
+            (
+                "subagent-a1".into(),
+                Role::Assistant,
+                "src/config.rs".into()
+            ),
+        ]
+    );
+    book.observe_stop(Some("p1"), Some("it is src/config.rs"));
+    let parent: Vec<(Role, String, bool)> = book
+        .candidates()
+        .into_iter()
+        .filter(|c| c.turn_id.as_deref() == Some("p1"))
+        .map(|c| (c.role, c.content, c.interrupted))
+        .collect();
+    assert_eq!(
+        parent,
+        [
+            (Role::User, "find the loader".into(), false),
+            (Role::Assistant, "it is src/config.rs".into(), false),
+        ]
+    );
+}
+
+/// A subagent turn whose task is unknown (no transcript of its own) sends its answer alone,
+/// at once: no transcript will ever show it.
+#[test]
+fn a_subagent_turn_without_its_task_sends_the_answer() {
+    let mut book = TurnBook::default();
+    book.observe_subagent_turn("subagent-a2", None, Some("done"), 5);
+    let got: Vec<(Role, String, Option<u64>)> = book
+        .candidates()
+        .into_iter()
+        .map(|c| (c.role, c.content, c.created_at_ms))
+        .collect();
+    assert_eq!(got, [(Role::Assistant, "done".into(), Some(5))]);
+}

@@ -40,6 +40,14 @@ pub struct HookInput {
     pub transcript_path: Option<String>,
     /// Stop's tool call count.
     pub tool_call_count: Option<u64>,
+    /// The subagent a hook is about (SubagentStop's agent id).
+    pub agent_id: Option<String>,
+    /// SubagentStop: the subagent's own transcript.
+    pub agent_transcript_path: Option<String>,
+    /// The native id of the session that spawned this one (a subagent's session).
+    pub parent_session_id: Option<String>,
+    /// PreCompact's `trigger` (`manual`, `auto`).
+    pub trigger: Option<String>,
     /// Bytes of payload received.
     pub raw_len: u64,
     /// What was wrong with the payload, if anything.
@@ -263,6 +271,14 @@ pub struct PayloadFields {
     pub tool_call_id: Option<&'static str>,
     /// Native tool names and the guard's names for them (`read_file` → `Read`).
     pub tools: &'static [(&'static str, &'static str)],
+    /// The subagent's id (SubagentStop), the first of these keys present.
+    pub agent_id: &'static [&'static str],
+    /// SubagentStop's transcript of the subagent.
+    pub agent_transcript_path: Option<&'static str>,
+    /// The id of the session that spawned this one.
+    pub parent_session_id: Option<&'static str>,
+    /// PreCompact's trigger.
+    pub trigger: Option<&'static str>,
 }
 
 impl PayloadFields {
@@ -286,6 +302,10 @@ impl PayloadFields {
             tool_output: Some("tool_response"),
             tool_call_id: Some("tool_use_id"),
             tools: &[],
+            agent_id: &["agent_id"],
+            agent_transcript_path: Some("agent_transcript_path"),
+            parent_session_id: None,
+            trigger: Some("trigger"),
         }
     }
 }
@@ -313,6 +333,11 @@ pub fn parse_fields(raw: &[u8], truncated: bool, fields: &PayloadFields) -> Hook
     input.response_text = fields.response_text.and_then(&mut s);
     input.source = s(fields.source);
     input.tool_call_id = fields.tool_call_id.and_then(&mut s);
+    input.agent_id = string_field(&obj, fields.agent_id, fields.id_keys, &mut problems);
+    let mut s = |key: &str| string_field(&obj, &[key], fields.id_keys, &mut problems);
+    input.agent_transcript_path = fields.agent_transcript_path.and_then(&mut s);
+    input.parent_session_id = fields.parent_session_id.and_then(&mut s);
+    input.trigger = fields.trigger.and_then(&mut s);
     input.tool_name = s(fields.tool_name).map(|native| {
         fields
             .tools

@@ -49,6 +49,7 @@ pub mod zcode;
 
 use std::path::Path;
 
+use ov_engine::subagent::Subagent;
 use ov_engine::turnbook::AnswerPrecedence;
 
 use crate::doctor::presence::Presence;
@@ -90,10 +91,13 @@ pub trait Harness: Sync {
         let _ = event;
         false
     }
-    /// The session is a subagent's own (spawned by the agent, not opened by the user).
-    fn is_subagent_session(&self, native: &str) -> bool {
-        let _ = native;
-        false
+    /// The subagent whose own session fired this hook (spawned by the agent, not opened by
+    /// the user), when it is one: by default, a session whose payload names its parent.
+    fn subagent(&self, input: &HookInput, session_id: &str) -> Option<Subagent> {
+        input.parent_session_id.as_ref().map(|parent| Subagent {
+            parent: Some(parent.clone()),
+            agent: session_id.to_owned(),
+        })
     }
     /// The harness's own cap on hook output, when it has one (output over it is
     /// dropped or replaced by the harness).
@@ -193,6 +197,11 @@ pub enum HookEvent {
     Stop,
     /// `SessionEnd` (Claude Code).
     SessionEnd,
+    /// `PreCompact` (Claude Code, Codex; Copilot's `preCompact`; the OpenCode shim's
+    /// `experimental.session.compacting`).
+    PreCompact,
+    /// `SubagentStop` (Claude Code, Codex; Copilot's `subagentStop`).
+    SubagentStop,
 }
 
 impl HookEvent {
@@ -205,6 +214,8 @@ impl HookEvent {
             "post-tool-use" => HookEvent::PostToolUse,
             "stop" => HookEvent::Stop,
             "session-end" => HookEvent::SessionEnd,
+            "pre-compact" => HookEvent::PreCompact,
+            "subagent-stop" => HookEvent::SubagentStop,
             _ => return None,
         })
     }
@@ -218,6 +229,8 @@ impl HookEvent {
             HookEvent::PostToolUse => "PostToolUse",
             HookEvent::Stop => "Stop",
             HookEvent::SessionEnd => "SessionEnd",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::SubagentStop => "SubagentStop",
         }
     }
 }

@@ -17,6 +17,8 @@
 //! | PreToolUse | 3 s | 5 s |
 //! | PostToolUse | 3 s | - |
 //! | Stop | 3 s | 10 s |
+//! | PreCompact (sends and commits before it returns) | 10 s | 30 s |
+//! | SubagentStop | 3 s | 10 s |
 //!
 //! stdin gets at most a third of the budget (1 s to 1.5 s here): an agent writes the payload at
 //! once, so a stdin still open and silent after that is a fault, not a slow writer. Requests
@@ -60,9 +62,11 @@ impl Budget {
         match event {
             HookEvent::SessionStart => Duration::from_secs(5),
             HookEvent::UserPromptSubmit => Duration::from_secs(6),
-            HookEvent::PreToolUse | HookEvent::PostToolUse | HookEvent::Stop => {
-                Duration::from_secs(3)
-            }
+            HookEvent::PreToolUse
+            | HookEvent::PostToolUse
+            | HookEvent::Stop
+            | HookEvent::SubagentStop => Duration::from_secs(3),
+            HookEvent::PreCompact => Duration::from_secs(10),
             // Claude Code kills SessionEnd hooks after 1.5 s by default.
             HookEvent::SessionEnd => Duration::from_secs(1),
         }

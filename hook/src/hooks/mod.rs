@@ -10,11 +10,13 @@ pub mod consent;
 mod deprecation;
 mod guard;
 mod post_tool;
+mod pre_compact;
 mod prompt;
 mod session_end;
 mod session_start;
 mod signals;
 mod stop;
+mod subagent;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,8 +28,10 @@ use ov_journal::Durability;
 
 use crate::harness::{self, Harness, HarnessCap, HookEvent, HookInput};
 use budget::Budget;
+use ov_engine::subagent::{Route, Subagent};
 
 /// What every hook knows about its invocation.
+#[derive(Clone)]
 pub struct Invocation {
     /// The harness that fired the hook.
     pub harness: &'static dyn Harness,
@@ -41,6 +45,9 @@ pub struct Invocation {
     pub root: PathBuf,
     /// The deadline of this whole invocation.
     pub budget: Budget,
+    /// The subagent whose own session fired this hook, and where `capture.subagents` sends
+    /// it ([`Invocation::route_subagent`]); `None` for any other session.
+    pub subagent: Option<(Subagent, Route)>,
 }
 
 impl Invocation {
@@ -71,6 +78,32 @@ impl Invocation {
             cwd,
             root: ov_engine::paths::state_root(),
             budget,
+            subagent: None,
+        }
+    }
+
+    /// Applies the one subagent rule ([`ov_engine::subagent::route`]) when a subagent's own
+    /// session fired this hook: a session of its own is where the hook goes (`separate`), and
+    /// the route is kept for [`Invocation::passes_through`] and the Stop of an `inline` one.
+    /// Loads the configuration only for such a session.
+    fn route_subagent(&mut self) {
+        let Some(sub) = self.harness.subagent(&self.input, &self.session_id) else {
+            return;
+        };
+        let cfg = load_config(&self.cwd);
+        let route = ov_engine::subagent::route(cfg.capture.subagents, &sub);
+        if let Route::Own(id) = &route {
+            self.session_id.clone_from(id);
+        }
+        self.subagent = Some((sub, route));
+    }
+
+    /// This invocation, journaling into the session `session_id` instead.
+    pub fn for_session(&self, session_id: &str) -> Invocation {
+        Invocation {
+            session_id: session_id.to_owned(),
+            subagent: None,
+            ..self.clone()
         }
     }
 
@@ -193,7 +226,7 @@ impl Invocation {
             prompt: None,
             response_text: None,
             response_preview: None,
-            source: i.source.clone(),
+            source: i.source.clone().or_else(|| i.trigger.clone()),
             tool_name: i.tool_name.clone(),
             denied_uri: None,
             tool_call_count: i.tool_call_count,
@@ -238,11 +271,15 @@ impl Invocation {
     }
 
     /// Memory is off for this session: bypassed by configuration, or a subagent's own
-    /// session while `capture.subagents` is off (its prompts are the agent's, not the
-    /// user's).
+    /// session whose hooks `capture.subagents` does not keep (`skip`; `inline`, whose turn
+    /// goes whole into the parent's session at its Stop): its prompts are the agent's, not the
+    /// user's.
     pub fn passes_through(&self, cfg: &ov_engine::config::Config) -> bool {
         cfg.bypass.matches(&self.session_id, &self.cwd)
-            || (!cfg.capture.subagents && self.harness.is_subagent_session(&self.session_id))
+            || matches!(
+                self.subagent,
+                Some((_, Route::PassThrough | Route::Parent(_)))
+            )
     }
 
     /// The payload's event name when it names another event than `event`.
@@ -406,7 +443,7 @@ pub fn unknown_harness(name: &str) {
 }
 
 fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
-    let inv = Invocation::read(harness, Budget::start(event));
+    let mut inv = Invocation::read(harness, Budget::start(event));
     if let Some(name) = inv.contradicted(event) {
         // A misconfigured hook (another event's payload piped into this subcommand):
         // journaled as malformed, not acted on.
@@ -418,6 +455,13 @@ fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
         ));
         inv.open_journaling(Event::HookReceived(received));
         return None;
+    }
+    inv.route_subagent();
+    if event == HookEvent::Stop {
+        if let Some((sub, Route::Parent(parent))) = &inv.subagent {
+            subagent::inline_session_stop(&inv, sub, parent);
+            return None;
+        }
     }
     match event {
         HookEvent::PreToolUse => guard::handle(&inv),
@@ -433,6 +477,14 @@ fn run(event: HookEvent, harness: &'static dyn Harness) -> Option<String> {
         }
         HookEvent::SessionEnd => {
             session_end::handle(&inv);
+            None
+        }
+        HookEvent::PreCompact => {
+            pre_compact::handle(&inv);
+            None
+        }
+        HookEvent::SubagentStop => {
+            subagent::handle_stop(&inv);
             None
         }
     }

@@ -101,6 +101,32 @@ pub const fn claude_shape_hooks(
     ]
 }
 
+/// PreCompact: the session is sent and committed before the agent compacts its context
+/// (the hook waits for it, within its own budget of 10 s: the timeout leaves room).
+pub const PRE_COMPACT: HookSpec = HookSpec {
+    event: "PreCompact",
+    sub: "pre-compact",
+    matcher: None,
+    timeout_s: 30,
+    status: "openviking-memory: saving the session before compaction",
+};
+
+/// SubagentStop: a subagent's turn, kept as `capture.subagents` says.
+pub const SUBAGENT_STOP: HookSpec = HookSpec {
+    event: "SubagentStop",
+    sub: "subagent-stop",
+    matcher: None,
+    timeout_s: 10,
+    status: "openviking-memory: saving the subagent's turn",
+};
+
+/// `hooks` and, after them, [`PRE_COMPACT`] and [`SUBAGENT_STOP`]: an agent that fires both
+/// (Claude Code, Codex).
+pub const fn with_compaction_and_subagents(hooks: [HookSpec; 5]) -> [HookSpec; 7] {
+    let [a, b, c, d, e] = hooks;
+    [a, b, c, d, e, PRE_COMPACT, SUBAGENT_STOP]
+}
+
 /// How an agent spells one hook entry and which keys of its `hooks` object are settings:
 /// data the harness supplies ([`CLAUDE_ENTRY`] for Claude Code's own spelling).
 #[derive(Debug)]

@@ -219,7 +219,7 @@ fn codex_plugin_real_cli() {
     let stable = home.join(".openviking/ovhook/bin/ovhook");
     assert!(
         line.contains(&format!("runs {}", stable.display()))
-            && line.contains("trusts all 5 of its hooks"),
+            && line.contains("trusts all 7 of its hooks"),
         "{line}"
     );
 

@@ -257,7 +257,7 @@ fn codex_trust_is_recorded_only_with_consent_and_removed_by_uninstall() {
     let doctor = env.run_with(&["doctor", "--home", &home], b"", &[]);
     let report = String::from_utf8_lossy(&doctor.stdout);
     assert!(
-        report.contains("will not run 5 of our 5 hooks"),
+        report.contains("will not run 7 of our 7 hooks"),
         "doctor must say Codex skips untrusted hooks:\n{report}"
     );
 
@@ -265,7 +265,7 @@ fn codex_trust_is_recorded_only_with_consent_and_removed_by_uninstall() {
         &env,
         &["install", "--harness", "codex", "--home", &home, "--trust"],
     );
-    assert!(said.contains("Codex trusts ovhook's 5 hooks"), "{said}");
+    assert!(said.contains("Codex trusts ovhook's 7 hooks"), "{said}");
     let text = std::fs::read_to_string(&config).expect("read");
     assert!(text.starts_with(user), "{text}");
     let hooks_json = env.home().join(".codex/hooks.json").display().to_string();
@@ -275,6 +275,8 @@ fn codex_trust_is_recorded_only_with_consent_and_removed_by_uninstall() {
         "pre_tool_use",
         "stop",
         "session_end",
+        "pre_compact",
+        "subagent_stop",
     ] {
         assert!(
             text.contains(&format!("[hooks.state.\"{hooks_json}:{event}:0:0\"]")),
@@ -283,13 +285,13 @@ fn codex_trust_is_recorded_only_with_consent_and_removed_by_uninstall() {
     }
     assert_eq!(
         text.matches("trusted_hash = \"sha256:").count(),
-        5,
+        7,
         "{text}"
     );
     let doctor = env.run_with(&["doctor", "--home", &home], b"", &[]);
     let report = String::from_utf8_lossy(&doctor.stdout);
     assert!(
-        report.contains("trusts and runs all 5 of our hooks"),
+        report.contains("trusts and runs all 7 of our hooks"),
         "{report}"
     );
     // Codex cuts a SessionEnd timeout over 3 s and reports it on every run.
@@ -301,7 +303,7 @@ fn codex_trust_is_recorded_only_with_consent_and_removed_by_uninstall() {
 
     let said = ok(&env, &["uninstall", "--harness", "codex", "--home", &home]);
     assert!(
-        said.contains("removed 5 Codex CLI hook trust records"),
+        said.contains("removed 7 Codex CLI hook trust records"),
         "{said}"
     );
     assert_eq!(std::fs::read_to_string(&config).expect("read"), user);

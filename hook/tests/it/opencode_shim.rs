@@ -1,9 +1,10 @@
 //! The OpenCode / Kilo Code plugin shim, driven by Node with the agent's own event shapes
 //! (`testdata/agents/opencode/drive_shim.mjs`; see `docs/agents.md`), against the real ovhook
 //! binary installed by `ovhook install --harness kilo` and the real OpenViking server. What the
-//! real-CLI tests cannot steer: a subagent's session (one with a parent) follows
-//! `capture.subagents`, and a turn ended by `session.idle`, then Kilo's `session.drained`, then
-//! `dispose` is captured once.
+//! real-CLI tests cannot steer: a subagent's session (one with a parent, run while its parent's
+//! turn waits on it) follows `capture.subagents` (`skip`, `separate`, `inline`), a turn ended by
+//! `session.idle`, then Kilo's `session.drained`, then `dispose` is captured once, and a
+//! compaction (`experimental.session.compacting`) finds the session sent and committed.
 
 use crate::common;
 
@@ -72,12 +73,9 @@ fn a_kilo_session_is_captured_once_and_a_subagents_follows_capture_subagents() {
     let Some(url) = common::server_url() else {
         return;
     };
-    for capture_subagents in [false, true] {
+    for mode in ["skip", "separate", "inline"] {
         let mut env = Env::with_url(&url);
-        env.set(
-            "OPENVIKING_CAPTURE_SUBAGENTS",
-            if capture_subagents { "1" } else { "0" },
-        );
+        env.set("OPENVIKING_CAPTURE_SUBAGENTS", mode);
         let home = env.home().display().to_string();
         let out = env.run_with(&["install", "--harness", "kilo", "--home", &home], b"", &[]);
         assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -89,21 +87,22 @@ fn a_kilo_session_is_captured_once_and_a_subagents_follows_capture_subagents() {
         let viking = json!({"hook": "tool.execute.before",
                             "input": {"tool": "read", "sessionID": main, "callID": "c2"},
                             "output": {"args": {"filePath": "viking://user/memories/profile.md"}}});
-        steps.extend(turn(
-            &main,
-            "1",
-            "Please read my notes",
-            "NOTES-ANSWER part one. Part two.",
-            vec![viking],
-        ));
-        // The subagent's session: its parent is learned from the SDK client, as for a session
-        // not created in this process.
-        steps.extend(turn(
+        // The subagent's session runs while the main turn waits on its tool call; its parent is
+        // learned from the SDK client, as for a session not created in this process.
+        let mut inner = vec![viking];
+        inner.extend(turn(
             &sub,
             "2",
             "internal subagent prompt",
             "internal answer",
             Vec::new(),
+        ));
+        steps.extend(turn(
+            &main,
+            "1",
+            "Please read my notes",
+            "NOTES-ANSWER part one. Part two.",
+            inner,
         ));
         steps.push(json!({"hook": "dispose"}));
         let file = env.home().join("steps.json");
@@ -163,47 +162,64 @@ fn a_kilo_session_is_captured_once_and_a_subagents_follows_capture_subagents() {
         assert!(threw[0].contains("OpenViking MCP"), "{}", threw[0]);
 
         // The main turn is on the server once, prompt and whole answer, though idle, drained and
-        // dispose each could have ended it.
+        // dispose each could have ended it, and the subagent's turn inside it did not end it.
         common::wait_all_idle(&env);
         let client = common::client(&url);
         let held = client
             .session_messages(&ov_engine::ids::remote_session_id("kc-", &main))
             .expect("main session");
-        let shown: Vec<(&str, &str)> = held
+        let mut shown: Vec<(&str, &str)> = held
             .iter()
             .map(|m| (m.role.as_str(), m.content.as_str()))
             .collect();
-        assert_eq!(
-            shown,
-            [
-                ("user", "Please read my notes"),
-                ("assistant", "NOTES-ANSWER part one. Part two.")
-            ]
-        );
+        let main_turn = [
+            ("user", "Please read my notes"),
+            ("assistant", "NOTES-ANSWER part one. Part two."),
+        ];
+        let sub_turn = [
+            ("user", "internal subagent prompt"),
+            ("assistant", "internal answer"),
+        ];
+        // Inline, the subagent's turn (complete first) is in the main session too, whole.
+        if mode == "inline" {
+            let at = shown
+                .iter()
+                .position(|m| *m == sub_turn[0])
+                .unwrap_or_else(|| panic!("inline: no subagent turn in {shown:?}"));
+            assert_eq!(shown.get(at + 1), Some(&sub_turn[1]), "{shown:?}");
+            shown.drain(at..at + 2);
+        }
+        assert_eq!(shown, main_turn, "{mode}");
 
-        // The subagent's session is marked as one; its turn is kept only with capture.subagents.
-        let sub_native = format!("subagent_{sub}");
-        let kept = common::all_events(&env).iter().any(|e| {
-            matches!(&e.event, ov_engine::event::Event::HookReceived(h)
-                if h.session_id.as_deref() == Some(sub_native.as_str())
-                    && h.prompt.as_deref() == Some("internal subagent prompt"))
-        });
-        assert_eq!(
-            kept, capture_subagents,
-            "capture.subagents {capture_subagents}"
-        );
-        let sub_held = client
+        // Separate, the subagent has a session of its own named after its parent's.
+        let sub_native = ov_engine::subagent::separate_session_id(&main, &sub);
+        let sub_held: Vec<(String, String)> = client
             .session_messages(&ov_engine::ids::remote_session_id("kc-", &sub_native))
-            .unwrap_or_default();
-        assert_eq!(
-            sub_held.len(),
-            if capture_subagents { 2 } else { 0 },
-            "{sub_held:?}"
-        );
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| (m.role, m.content))
+            .collect();
+        let want: Vec<(String, String)> = if mode == "separate" {
+            sub_turn
+                .iter()
+                .map(|(r, c)| ((*r).to_owned(), (*c).to_owned()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        assert_eq!(sub_held, want, "{mode}");
+
+        // Skipped, nothing of the subagent's words is journaled anywhere.
+        let events = common::all_events(&env);
+        let journaled = events
+            .iter()
+            .any(|e| format!("{:?}", e.event).contains("internal subagent prompt"));
+        assert_eq!(journaled, mode != "skip", "{mode}");
         assert!(
-            common::all_events(&env).iter().all(|e| !matches!(&e.event,
-                ov_engine::event::Event::HookReceived(h) if h.session_id.as_deref() == Some(sub.as_str()))),
-            "the subagent's session went in unmarked"
+            events.iter().all(|e| !matches!(&e.event,
+                ov_engine::event::Event::HookReceived(h)
+                    if h.session_id.as_deref() == Some(sub.as_str()) && h.prompt.is_some())),
+            "{mode}: the subagent's prompt went into a session of the subagent's own id"
         );
     }
 }

@@ -243,6 +243,20 @@ pub fn summary(event: &Event) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Event::SubagentTurn {
+            turn_id,
+            agent,
+            prompt,
+            answer,
+        } => format!(
+            "turn={turn_id} agent={agent}{}{}",
+            prompt
+                .as_deref()
+                .map_or(String::new(), |p| format!(" prompt={}", quote(p, 40))),
+            answer
+                .as_deref()
+                .map_or(String::new(), |a| format!(" answer={}", quote(a, 40)))
+        ),
     }
 }
 

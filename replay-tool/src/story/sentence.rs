@@ -17,6 +17,8 @@ fn hook_name(k: Option<HookKind>) -> &'static str {
         Some(HookKind::PreToolUse) => "PreToolUse",
         Some(HookKind::Stop) => "Stop",
         Some(HookKind::SessionEnd) => "SessionEnd",
+        Some(HookKind::PreCompact) => "PreCompact",
+        Some(HookKind::SubagentStop) => "SubagentStop",
         None => "an unknown hook",
     }
 }
@@ -409,6 +411,27 @@ pub(super) fn sentence(
                 _ => "-".into(),
             },
             crate::render::time(*newest_ms)
+        )),
+        Event::SubagentTurn {
+            turn_id: t,
+            agent,
+            prompt,
+            answer,
+        } if t == turn_id => Some(format!(
+            "subagent {agent} finished (pid {}): {}, {}",
+            env.pid,
+            prompt
+                .as_deref()
+                .map_or("no task text".to_owned(), |p| format!(
+                    "task {}",
+                    quote(p, 60)
+                )),
+            answer
+                .as_deref()
+                .map_or("no answer text".to_owned(), |a| format!(
+                    "answer {}",
+                    quote(a, 60)
+                ))
         )),
         _ => None,
     }

@@ -16,7 +16,7 @@
 //! | rule | where |
 //! |---|---|
 //! | lines without `"type":"user"` or `"type":"assistant"` are skipped without being parsed | [`parse_entry`] |
-//! | sidechain entries (`isSidechain`, subagents) are skipped | [`parse_entry`] |
+//! | sidechain entries (`isSidechain`, subagents) are skipped: a subagent is captured from its SubagentStop hook ([`crate::subagent`]), its task from its own transcript ([`subagent_task`]) | [`parse_entry`] |
 //! | turn = the user entry's `promptId`; assistant lines belong to the turn of the user entry before them (the previous read's last turn at the start of a range) | [`read_chunk`] |
 //! | prompt = the turn's main-chain user entry with string content that is the user's words: not a task notification (`origin.kind`, `promptSource:"system"`), a compaction summary (`isCompactSummary`), `isMeta`, or a local command (`<command-name>`, `<local-command-stdout>`, …) | [`parse_entry`] |
 //! | a user entry that is not the user's words under a new `promptId` starts a turn that is not captured: the assistant lines after it are dropped | [`read_chunk`] |
@@ -31,9 +31,11 @@
 
 mod line;
 mod reader;
+mod task;
 
 pub use line::{parse_entry, AssistantLine, Entry, EntryError};
 pub use reader::read_chunk;
+pub use task::{subagent_task, TASK_READ_BYTES};
 
 /// The project folder name Claude Code gives a working directory (its transcripts are under
 /// `projects/<name>/`): every character other than an ASCII letter or digit becomes `-`.

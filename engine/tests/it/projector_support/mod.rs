@@ -89,6 +89,12 @@ pub enum Op {
         call: u8,
         output: Option<u8>,
     },
+    /// A subagent's whole turn (SubagentStop), possibly under a turn id another op uses.
+    Subagent {
+        turn: u8,
+        prompt: Option<u8>,
+        answer: Option<u8>,
+    },
     SessionStart,
     MalformedHook,
     Rollout {
@@ -180,6 +186,8 @@ pub fn op() -> impl Strategy<Value = Op> {
         1 => turn().prop_map(|turn| Op::PreTool { turn }),
         2 => (turn(), 0..3u8, prop::option::of(text()))
             .prop_map(|(turn, call, output)| Op::Tools { turn, call, output }),
+        1 => (turn(), prop::option::of(text()), prop::option::of(text()))
+            .prop_map(|(turn, prompt, answer)| Op::Subagent { turn, prompt, answer }),
         1 => Just(Op::SessionStart),
         1 => Just(Op::MalformedHook),
         3 => (
@@ -297,6 +305,22 @@ pub fn events(ops: &[(Op, u64)]) -> Vec<Envelope> {
                 h.response_text = text.map(text_of);
                 h.tool_call_count = Some(1);
                 it.push(Event::HookReceived(h));
+            }
+            Op::Subagent {
+                turn,
+                prompt,
+                answer,
+            } => {
+                it.push(Event::HookReceived(hook(
+                    HookKind::SubagentStop,
+                    Some(*turn),
+                )));
+                it.push(Event::SubagentTurn {
+                    turn_id: turn_of(*turn),
+                    agent: "a1".into(),
+                    prompt: prompt.map(text_of),
+                    answer: answer.map(text_of),
+                });
             }
             Op::PreTool { turn } => {
                 let mut h = hook(HookKind::PreToolUse, Some(*turn));

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use crate::install::hook_groups::first_word;
-use crate::install::hook_groups::{claude_shape_hooks, HookGroupsFile, HookSpec, CLAUDE_ENTRY};
+use crate::install::hook_groups::{
+    claude_shape_hooks, with_compaction_and_subagents, HookGroupsFile, HookSpec, CLAUDE_ENTRY,
+};
 use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, PluginNote, Scope};
 
@@ -41,7 +43,8 @@ pub static CLAUDE_JSON: McpServersFile = McpServersFile {
 };
 
 /// The hooks ovhook installs.
-pub static OUR_HOOKS: [HookSpec; 5] = claude_shape_hooks("Read|Glob|Grep", 5);
+pub static OUR_HOOKS: [HookSpec; 7] =
+    with_compaction_and_subagents(claude_shape_hooks("Read|Glob|Grep", 5));
 
 /// `<home>/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json` when set).
 pub fn user_settings_path(home: &Path) -> PathBuf {
@@ -98,7 +101,7 @@ impl InstallTarget for ClaudeCodeTarget {
     }
 
     fn events(&self) -> &'static str {
-        "SessionStart, UserPromptSubmit, PreToolUse (Read|Glob|Grep), Stop, SessionEnd"
+        "SessionStart, UserPromptSubmit, PreToolUse (Read|Glob|Grep), Stop, SessionEnd, PreCompact, SubagentStop"
     }
 
     fn notes(&self, scope: &Scope) -> Vec<String> {
@@ -232,7 +235,7 @@ mod tests {
             "foreign kept"
         );
         assert_eq!(CLAUDE_SETTINGS.binaries(&root), ["/opt/ovhook"]);
-        assert_eq!(CLAUDE_SETTINGS.remove(&mut root), 5);
+        assert_eq!(CLAUDE_SETTINGS.remove(&mut root), OUR_HOOKS.len());
         assert_eq!(
             Value::Object(root),
             foreign,

@@ -20,14 +20,16 @@
 use std::path::{Path, PathBuf};
 
 use crate::install::hook_groups::{
-    claude_shape_hooks, shell_quote, HookGroupsFile, HookSpec, CLAUDE_ENTRY,
+    claude_shape_hooks, shell_quote, with_compaction_and_subagents, HookGroupsFile, HookSpec,
+    CLAUDE_ENTRY,
 };
 use crate::install::target::{InstallTarget, Parts, Place, PluginNote, Scope};
 use crate::install::trust::HookTrust;
 
 /// The hooks ovhook installs into Codex. PreToolUse sees shell commands (`Bash`) and MCP
 /// tools; the guard acts on shell commands only. SessionEnd stays within Codex's 3 s.
-pub static HOOKS: [HookSpec; 5] = claude_shape_hooks("Bash", 3);
+/// PreCompact and SubagentStop take Claude Code's payloads (Codex's schemas, plus `turn_id`).
+pub static HOOKS: [HookSpec; 7] = with_compaction_and_subagents(claude_shape_hooks("Bash", 3));
 
 /// `hooks.json`.
 pub static CODEX_HOOKS: HookGroupsFile = HookGroupsFile {
@@ -68,7 +70,7 @@ impl InstallTarget for CodexTarget {
     }
 
     fn events(&self) -> &'static str {
-        "SessionStart, UserPromptSubmit, PreToolUse (Bash), Stop, SessionEnd"
+        "SessionStart, UserPromptSubmit, PreToolUse (Bash), Stop, SessionEnd, PreCompact, SubagentStop"
     }
 
     fn places(&self, home: &Path, _scope: &Scope) -> Vec<Place> {

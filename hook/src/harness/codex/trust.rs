@@ -358,6 +358,7 @@ impl HookTrust for CodexTrust {
 )]
 mod tests {
     use super::*;
+    use crate::harness::codex::install_target::HOOKS;
     use crate::install::target::{Parts, PlaceFormat};
 
     #[test]
@@ -411,7 +412,7 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tmp");
         install_hooks(tmp.path(), true);
         let ours = installed(tmp.path()).expect("ours");
-        assert_eq!(ours.len(), 5, "{ours:?}");
+        assert_eq!(ours.len(), HOOKS.len(), "{ours:?}");
         let path = hooks_path(tmp.path()).display().to_string();
         let keys: Vec<&str> = ours.iter().map(|h| h.key.as_str()).collect();
         assert!(
@@ -441,7 +442,7 @@ mod tests {
             "the user's bytes come first, untouched:\n{text}"
         );
         let status = CODEX_TRUST.status(home).expect("status");
-        assert_eq!(status.trusted.len(), 5, "{status:?}");
+        assert_eq!(status.trusted.len(), HOOKS.len(), "{status:?}");
         assert!(status.untrusted.is_empty(), "{status:?}");
         // Idempotent.
         CODEX_TRUST.record(home).expect("record");
@@ -450,7 +451,7 @@ mod tests {
             text
         );
 
-        assert_eq!(CODEX_TRUST.forget(home).expect("forget"), 5);
+        assert_eq!(CODEX_TRUST.forget(home).expect("forget"), HOOKS.len());
         assert_eq!(
             std::fs::read_to_string(config_path(home)).expect("read"),
             user
@@ -468,7 +469,7 @@ mod tests {
         CODEX_HOOKS.merge(&mut doc.root, Path::new("/new/ovhook"), Parts::HOOKS);
         std::fs::write(&path, serde_json::to_vec(&doc.root).expect("json")).expect("write");
         let status = CODEX_TRUST.status(home).expect("status");
-        assert_eq!(status.untrusted.len(), 5, "{status:?}");
+        assert_eq!(status.untrusted.len(), HOOKS.len(), "{status:?}");
         assert_eq!(status.untrusted[0], "session_start");
     }
 

@@ -29,12 +29,15 @@ use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, Scope};
 
 /// Our hooks: Copilot event, subcommand, `timeoutSec`.
-pub const HOOKS: [(&str, &str, u64); 5] = [
+pub const HOOKS: [(&str, &str, u64); 7] = [
     ("sessionStart", "session-start", 15),
     ("userPromptSubmitted", "user-prompt-submit", 10),
     ("preToolUse", "pre-tool-use", 5),
     ("agentStop", "stop", 10),
     ("sessionEnd", "session-end", 10),
+    // Sends and commits before the compaction, within its own 10 s budget.
+    ("preCompact", "pre-compact", 30),
+    ("subagentStop", "subagent-stop", 10),
 ];
 
 /// `settings.json`'s `hooks`.
@@ -186,7 +189,7 @@ impl InstallTarget for CopilotTarget {
     }
 
     fn events(&self) -> &'static str {
-        "sessionStart, userPromptSubmitted, preToolUse, agentStop, sessionEnd"
+        "sessionStart, userPromptSubmitted, preToolUse, agentStop, sessionEnd, preCompact, subagentStop"
     }
 
     fn places(&self, home: &Path, _scope: &Scope) -> Vec<Place> {
@@ -238,7 +241,7 @@ mod tests {
         let mut off = root.clone();
         off.insert("disableAllHooks".into(), json!(true));
         assert_eq!(COPILOT_SETTINGS.warnings(&off, Path::new("/s")).len(), 1);
-        assert_eq!(COPILOT_SETTINGS.remove(&mut root), 5);
+        assert_eq!(COPILOT_SETTINGS.remove(&mut root), HOOKS.len());
         assert_eq!(
             Value::Object(root),
             json!({"model": "x", "hooks": {"agentStop": [{"type": "command", "bash": "echo mine"}]}})

@@ -8,7 +8,10 @@
 //! | `cwd` | all | [`HookInput::cwd`] |
 //! | `transcriptPath` | agentStop | [`HookInput::transcript_path`] |
 //! | `prompt` | userPromptSubmitted | [`HookInput::prompt`] |
-//! | — | no payload holds the answer | [`HookInput::response_text`] stays `None`: the transcript has it |
+//! | — | no payload of the main agent holds the answer | [`HookInput::response_text`] stays `None`: the transcript has it |
+//! | `response` | subagentStop: the subagent's last message | [`HookInput::response_text`] |
+//! | `agentId`, else `agentName` | subagentStop (the session is the parent's) | [`HookInput::agent_id`] |
+//! | `trigger` | preCompact (`manual`, `auto`) | [`HookInput::trigger`] |
 //! | `source` | sessionStart (`new`, `resume`, `startup`) | [`HookInput::source`] |
 //! | `toolName`, `toolArgs` | preToolUse: `view` → `Read`, `glob` → `Glob`, `grep` → `Grep`, `bash` → `Bash` (the guard's names); others as sent | [`HookInput::tool_name`], [`HookInput::tool_input`] |
 //!
@@ -37,13 +40,17 @@ const FIELDS: PayloadFields = PayloadFields {
     cwd: "cwd",
     transcript_path: "transcriptPath",
     prompt: "prompt",
-    response_text: None,
+    response_text: Some("response"),
     source: "source",
     tool_name: "toolName",
     tool_input: "toolArgs",
     tool_output: None,
     tool_call_id: None,
     tools: TOOLS,
+    agent_id: &["agentId", "agentName"],
+    agent_transcript_path: None,
+    parent_session_id: None,
+    trigger: Some("trigger"),
 };
 
 /// Parses a raw payload. Never fails.

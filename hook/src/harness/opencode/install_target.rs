@@ -260,7 +260,7 @@ impl InstallTarget for FamilyTarget {
     }
 
     fn events(&self) -> &'static str {
-        "a plugin: chat.message (SessionStart, UserPromptSubmit), tool.execute.before (read|glob|grep|bash), session.idle (Stop), dispose (SessionEnd)"
+        "a plugin: chat.message (SessionStart, UserPromptSubmit), tool.execute.before (read|glob|grep|bash), session.idle (Stop), dispose (SessionEnd), experimental.session.compacting (PreCompact)"
     }
 
     fn places(&self, home: &Path, scope: &Scope) -> Vec<Place> {

@@ -8,8 +8,8 @@
 //! | `chat.message`, first of a session in this process | SessionStart | `source` |
 //! | `chat.message` | UserPromptSubmit | the user message id (the turn) and its text |
 //! | `tool.execute.before` | PreToolUse | tool name and arguments; a deny is thrown |
-//! | `event` `session.idle` (Kilo also: `session.drained`) | Stop | the turn's id and the text of its last assistant message |
-//! | `event` `session.compacted` | none: `ovhook drain`, detached (the payloads carry every turn, a compacted history loses none) | |
+//! | `event` `session.idle` (Kilo also: `session.drained`) | Stop | the turn's id and the text of its last assistant message (and, in a subagent's session, its prompt) |
+//! | `experimental.session.compacting` (before the agent summarises a session) | PreCompact | the session (ovhook sends and commits it before it returns) |
 //! | `dispose` (process exit) | Stop of a finished turn whose `session.idle` was missed, then SessionEnd, for each session seen | |
 //!
 //! Both agents' `run` exits right after `session.idle` and drop async work still pending in
@@ -90,11 +90,6 @@ impl Harness for OpenCodeFamily {
         wire::parse(raw, truncated)
     }
 
-    /// A session the agent spawned (its `task` tool), marked by [`wire::parse`].
-    fn is_subagent_session(&self, native: &str) -> bool {
-        native.starts_with(wire::SUBAGENT_MARK)
-    }
-
     fn context_output(&self, event: HookEvent, text: &str, max_bytes: usize) -> Option<String> {
         output::context(event, text, max_bytes)
     }
@@ -121,16 +116,23 @@ impl Harness for OpenCodeFamily {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ov_engine::subagent::Subagent;
 
     #[test]
     fn subagent_sessions_are_those_with_a_parent() {
-        let sub = OPENCODE
-            .parse(br#"{"session_id":"ses_2","parent_id":"ses_1"}"#, false)
-            .session_id
-            .expect("id");
-        assert!(OPENCODE.is_subagent_session(&sub));
-        assert!(KILO.is_subagent_session(&sub));
-        assert!(!OPENCODE.is_subagent_session("ses_1"));
+        for h in [&OPENCODE, &KILO] {
+            let input = h.parse(br#"{"session_id":"ses_2","parent_id":"ses_1"}"#, false);
+            assert_eq!(input.session_id.as_deref(), Some("ses_2"));
+            assert_eq!(
+                h.subagent(&input, "ses_2"),
+                Some(Subagent {
+                    parent: Some("ses_1".into()),
+                    agent: "ses_2".into()
+                })
+            );
+            let input = h.parse(br#"{"session_id":"ses_1","parent_id":""}"#, false);
+            assert_eq!(h.subagent(&input, "ses_1"), None);
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 // `session.idle` and drops async work still pending; ovhook's hot paths take milliseconds and
 // never block (sending happens in a detached worker). Every failure here is swallowed: memory
 // never breaks the agent.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const HARNESS = "__OVHOOK_HARNESS__";
@@ -41,6 +41,7 @@ export const OvhookPlugin = async (ctx) => {
   const created = new Set(); // sessions created in this process
   const started = new Set(); // sessions whose SessionStart ran in this process
   const turns = new Map(); // session id -> the user message id of its current turn
+  const prompts = new Map(); // user message id -> its prompt (a subagent's session's turns)
   const stopped = new Set(); // turns whose Stop ran
   const assistants = new Map(); // assistant message id -> {sessionID, parentID}, in creation order
   const texts = new Map(); // message id -> Map(part id -> text), in part order
@@ -100,6 +101,8 @@ export const OvhookPlugin = async (ctx) => {
     p.message_id = turn;
     const answer = answerOf(sessionID, turn);
     if (answer !== undefined) p.answer = answer;
+    // A subagent's turn may be kept whole in its parent's session: its Stop carries it all.
+    if (p.parent_id && prompts.has(turn)) p.prompt = prompts.get(turn);
     run("stop", p);
   };
 
@@ -128,6 +131,7 @@ export const OvhookPlugin = async (ctx) => {
           .filter((x) => x && x.type === "text" && !x.synthetic && !x.ignored)
           .map((x) => x.text)
           .join("\n");
+        if (p.parent_id && message.id) prompts.set(message.id, p.prompt);
         const o = run("user-prompt-submit", p);
         if (typeof o.context === "string") contexts.push(o.context);
         if (contexts.length && message.id) {
@@ -155,6 +159,15 @@ export const OvhookPlugin = async (ctx) => {
         o = run("pre-tool-use", p);
       } catch {}
       if (typeof o.deny === "string") throw new Error(o.deny);
+    },
+
+    // Before the agent compacts a session: ovhook sends and commits it first (synchronously,
+    // within its own budget).
+    "experimental.session.compacting": async (input) => {
+      try {
+        const sessionID = input && input.sessionID;
+        if (sessionID) run("pre-compact", base(sessionID, "PreCompact"));
+      } catch {}
     },
 
     "experimental.text.complete": async (input, output) => {
@@ -194,10 +207,6 @@ export const OvhookPlugin = async (ctx) => {
           case "session.idle":
           case "session.drained":
             if (props.sessionID) stop(props.sessionID);
-            break;
-          case "session.compacted":
-            // Nothing to capture (the payloads carried every turn): finish unsent work early.
-            spawn(OVHOOK, ["drain", "--quiet"], { detached: true, stdio: "ignore" }).unref();
             break;
         }
       } catch {}

@@ -6,12 +6,13 @@
 //!
 //! | key | sent with | feeds |
 //! |---|---|---|
-//! | `session_id` (`ses_…`) | every event | [`HookInput::session_id`], marked as a subagent's when `parent_id` is set |
-//! | `parent_id` | every event of a session the agent spawned (its `parentID`) | the `subagent_` mark ([`SUBAGENT_MARK`]) |
+//! | `session_id` (`ses_…`) | every event | [`HookInput::session_id`] |
+//! | `parent_id` | every event of a session the agent spawned (its `parentID`): a subagent's | [`HookInput::parent_session_id`] ([`ov_engine::subagent`] decides where its turns go) |
 //! | `cwd` | every event (the plugin context's `directory`) | [`HookInput::cwd`] |
 //! | `event` | every event (`SessionStart`, `UserPromptSubmit`, `PreToolUse`, `Stop`, `SessionEnd`) | not read: the subcommand names the event; it makes a payload readable in a log |
 //! | `message_id` (`msg_…`) | UserPromptSubmit, Stop: the turn's user message | [`HookInput::turn_id`] |
-//! | `prompt` | UserPromptSubmit: the user message's own text parts, joined | [`HookInput::prompt`] |
+//! | `event` `PreCompact` | before the agent compacts a session (`experimental.session.compacting`) | the subcommand `pre-compact` |
+//! | `prompt` | UserPromptSubmit: the user message's own text parts, joined; also Stop of a subagent's session (its turn is then one event) | [`HookInput::prompt`] |
 //! | `answer` | Stop: the text parts of the turn's last assistant message | [`HookInput::response_text`] |
 //! | `source` | SessionStart: `startup` (created in this process) or `resume` | [`HookInput::source`] |
 //! | `tool`, `args` | PreToolUse: `read` → `Read`, `glob` → `Glob`, `grep` → `Grep`, `bash` → `Bash` (the guard's names); others as sent | [`HookInput::tool_name`], [`HookInput::tool_input`] |
@@ -19,12 +20,8 @@
 //! Nothing here fails: a bad payload gives a [`HookInput`] with `malformed` set and whatever
 //! fields could be read.
 
-use crate::harness::input::{parse_fields, string_field, PayloadFields};
+use crate::harness::input::{parse_fields, PayloadFields};
 use crate::harness::HookInput;
-
-/// Prefix of the native session id of a session with a parent (a subagent's, spawned by the
-/// agent's `task` tool): the harness's `is_subagent_session` reads it.
-pub const SUBAGENT_MARK: &str = "subagent_";
 
 /// The agents' tool names, and the names the guard knows them by.
 const TOOLS: &[(&str, &str)] = &[
@@ -48,24 +45,15 @@ const FIELDS: PayloadFields = PayloadFields {
     tool_output: None,
     tool_call_id: None,
     tools: TOOLS,
+    agent_id: &[],
+    agent_transcript_path: None,
+    parent_session_id: Some("parent_id"),
+    trigger: None,
 };
 
 /// Parses a raw payload. Never fails.
 pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
     let mut input = parse_fields(raw, truncated, &FIELDS);
-    // Only a subagent's payloads name a parent: the others are decoded once.
-    if raw.windows(11).any(|w| w == b"\"parent_id\"") {
-        if let Some(obj) = crate::harness::input::decode(raw, truncated).object {
-            let mut problems = Vec::new();
-            if string_field(&obj, &["parent_id"], &[], &mut problems).is_some() {
-                input.session_id = input.session_id.map(|s| format!("{SUBAGENT_MARK}{s}"));
-            }
-            if !problems.is_empty() {
-                let known = input.malformed.take().into_iter();
-                input.malformed = Some(known.chain(problems).collect::<Vec<_>>().join("; "));
-            }
-        }
-    }
     // A prompt of only whitespace is no prompt: no recall, nothing captured.
     input.prompt = input.prompt.filter(|p| !p.trim().is_empty());
     input
@@ -99,11 +87,16 @@ mod tests {
     }
 
     #[test]
-    fn a_session_with_a_parent_is_marked_a_subagents() {
+    fn a_session_with_a_parent_names_it() {
         let i = parse(br#"{"session_id":"ses_2","parent_id":"ses_1"}"#, false);
-        assert_eq!(i.session_id.as_deref(), Some("subagent_ses_2"));
-        let i = parse(br#"{"session_id":"ses_2","parent_id":""}"#, false);
         assert_eq!(i.session_id.as_deref(), Some("ses_2"));
+        assert_eq!(i.parent_session_id.as_deref(), Some("ses_1"));
+        assert!(i.malformed.is_none());
+        let i = parse(br#"{"session_id":"ses_2","parent_id":""}"#, false);
+        assert_eq!(i.parent_session_id, None);
+        let i = parse(br#"{"session_id":"ses_2","parent_id":7}"#, false);
+        assert_eq!(i.parent_session_id, None);
+        assert!(i.malformed.is_some_and(|m| m.contains("parent_id")));
     }
 
     #[test]

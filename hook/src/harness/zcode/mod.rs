@@ -9,6 +9,8 @@ pub mod wire;
 
 use std::path::Path;
 
+use ov_engine::subagent::Subagent;
+
 use super::{Harness, HarnessCap, HookEvent, HookInput, TranscriptFile};
 use crate::doctor::presence::Presence;
 use crate::doctor::{Check, DoctorContext};
@@ -63,10 +65,12 @@ impl Harness for ZCode {
     }
 
     /// `sess_subagent_<…>` (e.g. `sess_subagent_agent_<uuid>`) and a workflow actor's
-    /// `sess_dwf-<…>-actor_<…>`.
-    fn is_subagent_session(&self, native: &str) -> bool {
-        native.starts_with("sess_subagent_")
-            || (native.starts_with("sess_dwf-") && native.contains("-actor_"))
+    /// `sess_dwf-<…>-actor_<…>`; their payloads do not name the parent.
+    fn subagent(&self, _input: &HookInput, session_id: &str) -> Option<Subagent> {
+        is_subagent_session(session_id).then(|| Subagent {
+            parent: None,
+            agent: session_id.to_owned(),
+        })
     }
 
     fn output_cap(&self, home: &Path) -> Option<HarnessCap> {
@@ -97,6 +101,12 @@ impl Harness for ZCode {
     }
 }
 
+/// A ZCode session id of a subagent's own session.
+fn is_subagent_session(native: &str) -> bool {
+    native.starts_with("sess_subagent_")
+        || (native.starts_with("sess_dwf-") && native.contains("-actor_"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,10 +118,14 @@ mod tests {
             "sess_subagent_7f3a",
             "sess_dwf-3f1c-actor_reviewer",
         ] {
-            assert!(ZCode.is_subagent_session(id), "{id}");
+            assert!(is_subagent_session(id), "{id}");
+            let sub = ZCode
+                .subagent(&HookInput::default(), id)
+                .expect("a subagent");
+            assert_eq!((sub.parent, sub.agent.as_str()), (None, id));
         }
         for id in ["sess_0b8e2c44-93c4", "sess_dwf-3f1c", "subagent"] {
-            assert!(!ZCode.is_subagent_session(id), "{id}");
+            assert!(ZCode.subagent(&HookInput::default(), id).is_none(), "{id}");
         }
     }
 
