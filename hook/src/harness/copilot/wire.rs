@@ -114,4 +114,30 @@ mod tests {
             Some("viking://user/memories/profile.md")
         );
     }
+
+    /// `subagentStop` and `preCompact` as Copilot CLI 1.0.102's SDK types describe them
+    /// (`SubagentStopHookInput`: the parent's `sessionId`, `agentName`, `agentId` when the
+    /// runtime has one, `response`; the pre-compaction input: `trigger`, `customInstructions`).
+    #[test]
+    fn subagent_stop_names_the_agent_and_its_answer_and_pre_compact_its_trigger() {
+        let i = parse(
+            br#"{"sessionId":"s1","timestamp":1760000000000,"workingDirectory":"/w","transcriptPath":"/t","agentName":"explore","agentType":"explore","agentId":"ag-7","stopReason":"end_turn","response":"Found it in src/lib.rs."}"#,
+            false,
+        );
+        assert!(i.malformed.is_none(), "{i:?}");
+        assert_eq!(i.session_id.as_deref(), Some("s1"));
+        assert_eq!(i.agent_id.as_deref(), Some("ag-7"));
+        assert_eq!(i.response_text.as_deref(), Some("Found it in src/lib.rs."));
+        let i = parse(
+            br#"{"sessionId":"s1","agentName":"explore","agentType":"explore","response":"x"}"#,
+            false,
+        );
+        assert_eq!(i.agent_id.as_deref(), Some("explore"));
+        let i = parse(
+            br#"{"sessionId":"s1","transcriptPath":"/t","trigger":"auto","customInstructions":""}"#,
+            false,
+        );
+        assert_eq!(i.trigger.as_deref(), Some("auto"));
+        assert_eq!(i.agent_id, None);
+    }
 }
