@@ -17,10 +17,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::{enc, fit_block, BlockLimit, Client, ClientError, Method};
+use super::{fit_block, BlockLimit, Client, ClientError, Method};
+
+mod rank;
+mod tier3;
 
 const HEADER_A: &str = "<openviking-context>\nRelevant memory from OpenViking. Use the search/read MCP tools to expand URIs.\n";
-const HEADER_B: &str = "<openviking-context>\nRelevant context from OpenViking. Use the read MCP tool to expand URIs.\n";
 const FOOTER: &str = "\n</openviking-context>";
 /// The latest turns of the session whose memories recall leaves out (`dedup_turns`; the
 /// server's default is 0): what the agent has just seen is not injected again.
@@ -105,11 +107,6 @@ pub fn project_of(uri: &str) -> Option<&str> {
     let (_, rest) = uri.split_once("/peers/")?;
     rest.split('/').next().filter(|p| !p.is_empty())
 }
-
-/// How much lower an item of another project ranks in tier 3 (the client-side fallback), so
-/// that the current project's memories come first, as the server's context face orders them
-/// (its default `other_peer_penalty`).
-pub(crate) const OTHER_PROJECT_PENALTY: f64 = 0.1;
 
 /// Each item's project, in order: its peer, `(this project)` after `current`'s, `-` for the
 /// user's own memories, resources and skills. What the log and `ovhook doctor` show.
@@ -345,100 +342,6 @@ impl Client {
         out.items = block_uris(rendered);
         Ok(block_a(rendered, req.limit()))
     }
-
-    fn tier3(
-        &self,
-        req: &RecallRequest,
-        query: &str,
-        out: &mut RecallOutcome,
-    ) -> Result<Option<String>, ClientError> {
-        let limit = req.limit.unwrap_or(10).max(1);
-        let per_source = (2 * limit).max(8);
-        let find = |uri: &str, key: &str| -> Result<Vec<Value>, ClientError> {
-            let t = self.budget(req.deadline);
-            let body = json!({"query": query, "target_uri": uri, "limit": per_source, "score_threshold": 0});
-            let r = self.call(Method::Post, "/api/v1/search/find", Some(&body), t, None)?;
-            Ok(r.get(key)
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default())
-        };
-        let (memories, skills) = std::thread::scope(|s| {
-            let skills = s.spawn(|| find("viking://~/skills", "skills"));
-            let memories = find("viking://~/memories", "memories");
-            let skills = skills.join().unwrap_or_else(|_| Ok(Vec::new()));
-            (memories, skills)
-        });
-        let (memories, skills) = match (memories, skills) {
-            (Err(e), Err(_)) => return Err(e),
-            (m, s) => (m.unwrap_or_default(), s.unwrap_or_default()),
-        };
-        let mut items: Vec<Item> = memories
-            .iter()
-            .map(|v| Item::from_json(v, "memory"))
-            .chain(skills.iter().map(|v| Item::from_json(v, "skill")))
-            .filter(|i| i.score >= req.score_threshold)
-            .collect();
-        let picked = rank(query, &mut items, limit, self.actor_peer.as_deref());
-        if picked.is_empty() {
-            return Ok(None);
-        }
-        out.items = picked.iter().map(|i| i.uri.clone()).collect();
-        let lines = self.render_items(req, &picked);
-        Ok(fit_block(HEADER_B, &lines.join("\n"), FOOTER, req.limit()))
-    }
-
-    fn render_items(&self, req: &RecallRequest, items: &[Item]) -> Vec<String> {
-        let mut budget = req.token_budget.max(200) as i64;
-        let max_chars = req.max_content_chars.max(50);
-        let mut lines = Vec::new();
-        let mut emitted_content = false;
-        for item in items {
-            let pct = (item.score * 100.0).round() as i64;
-            let hint = format!("- [{} {pct}%] {}", item.kind, item.uri);
-            if budget <= 0 {
-                lines.push(hint);
-                continue;
-            }
-            let content = self.item_content(req, item);
-            let line = format!(
-                "- [{} {pct}%] {}",
-                item.kind,
-                truncate_chars(&content, max_chars)
-            );
-            let tokens = line.encode_utf16().count().div_ceil(4) as i64;
-            if tokens > budget && emitted_content {
-                lines.push(hint);
-            } else {
-                lines.push(line);
-                emitted_content = true;
-                budget -= tokens;
-            }
-        }
-        lines
-    }
-
-    fn item_content(&self, req: &RecallRequest, item: &Item) -> String {
-        if req.prefer_abstract && !item.abstract_.is_empty() {
-            return item.abstract_.clone();
-        }
-        if item.level == Some(2) {
-            let path = format!("/api/v1/content/read?uri={}", enc(&item.uri));
-            if let Some(t) = self.budget(req.deadline) {
-                if let Ok(Value::String(body)) = self.call(Method::Get, &path, None, Some(t), None)
-                {
-                    if !body.trim().is_empty() {
-                        return body;
-                    }
-                }
-            }
-        }
-        if item.abstract_.is_empty() {
-            item.uri.clone()
-        } else {
-            item.abstract_.clone()
-        }
-    }
 }
 
 fn block_a(injected: &str, limit: BlockLimit) -> Option<String> {
@@ -462,181 +365,6 @@ fn is_unsupported_face(e: &ClientError) -> bool {
     ["extra", "mode", "unexpected"]
         .iter()
         .any(|w| text.contains(w))
-}
-
-/// A tier-3 candidate from `search/find`.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Item {
-    pub kind: &'static str,
-    pub uri: String,
-    pub abstract_: String,
-    pub category: String,
-    pub level: Option<i64>,
-    /// `clamp01(score)`.
-    pub score: f64,
-}
-
-impl Item {
-    pub(crate) fn from_json(v: &Value, kind: &'static str) -> Item {
-        let s = |k: &str| {
-            v.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .trim()
-                .to_owned()
-        };
-        let abstract_ = Some(s("abstract"))
-            .filter(|a| !a.is_empty())
-            .unwrap_or_else(|| s("overview"));
-        let score = v
-            .get("score")
-            .and_then(Value::as_f64)
-            .filter(|x| !x.is_nan())
-            .unwrap_or(0.0)
-            .clamp(0.0, 1.0);
-        Item {
-            kind,
-            uri: s("uri"),
-            abstract_,
-            category: s("category"),
-            level: v.get("level").and_then(Value::as_i64),
-            score,
-        }
-    }
-}
-
-const STOPWORDS: &[&str] = &[
-    "what", "when", "where", "which", "who", "whom", "whose", "why", "how", "did", "does", "is",
-    "are", "was", "were", "the", "and", "for", "with", "from", "that", "this", "your", "you",
-];
-const PREF_WORDS: &[&str] = &[
-    "prefer",
-    "preference",
-    "favorite",
-    "favourite",
-    "like",
-    "偏好",
-    "喜欢",
-    "爱好",
-    "更倾向",
-];
-const TIME_WORDS: &[&str] = &[
-    "when",
-    "what time",
-    "date",
-    "day",
-    "month",
-    "year",
-    "yesterday",
-    "today",
-    "tomorrow",
-    "last",
-    "next",
-    "什么时候",
-    "何时",
-    "哪天",
-    "几月",
-    "几年",
-    "昨天",
-    "今天",
-    "明天",
-];
-
-/// Query tokens: runs of `[a-z0-9一-龥]{2,}` of the lowercased query, stopwords removed.
-fn tokens(query: &str) -> Vec<String> {
-    let lower = query.to_lowercase();
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let word = |c: char| {
-        c.is_ascii_lowercase() || c.is_ascii_digit() || ('\u{4e00}'..='\u{9fa5}').contains(&c)
-    };
-    for c in lower.chars().chain(std::iter::once(' ')) {
-        if word(c) {
-            cur.push(c);
-        } else {
-            if cur.chars().count() >= 2 && !STOPWORDS.contains(&cur.as_str()) {
-                out.push(cur.clone());
-            }
-            cur.clear();
-        }
-    }
-    out
-}
-
-/// Anchor tier-3 ranking: boosts, stable sort descending, dedupe, first `limit`.
-pub(crate) fn rank(
-    query: &str,
-    items: &mut [Item],
-    limit: usize,
-    actor_peer: Option<&str>,
-) -> Vec<Item> {
-    let lower = query.to_lowercase();
-    let temporal = TIME_WORDS.iter().any(|w| lower.contains(w));
-    let preference = PREF_WORDS.iter().any(|w| lower.contains(w));
-    let toks = tokens(query);
-    let considered: Vec<&String> = toks.iter().take(8).collect();
-    let denom = toks.len().min(4);
-    let mut scored: Vec<(f64, Item)> = items
-        .iter()
-        .map(|it| {
-            let uri = it.uri.to_lowercase();
-            let mut s = it.score;
-            if actor_peer.is_some() && project_of(&it.uri).is_some_and(|p| Some(p) != actor_peer) {
-                s -= OTHER_PROJECT_PENALTY;
-            }
-            if it.level == Some(2) || uri.ends_with(".md") {
-                s += 0.12;
-            }
-            if temporal && (it.category == "events" || uri.contains("/events/")) {
-                s += 0.10;
-            }
-            if preference && (it.category == "preferences" || uri.contains("/preferences/")) {
-                s += 0.08;
-            }
-            if denom > 0 {
-                let hay = format!(
-                    " {} ",
-                    format!("{} {}", it.uri, it.abstract_).to_lowercase()
-                );
-                let matched = considered
-                    .iter()
-                    .filter(|t| hay.contains(t.as_str()))
-                    .count();
-                s += (matched as f64 / denom as f64 * 0.2).min(0.2);
-            }
-            (s, it.clone())
-        })
-        .collect();
-    // Stable, like JS `Array.prototype.sort`: equal scores keep find's order.
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for (_, it) in scored {
-        let uri = it.uri.to_lowercase();
-        let event_like = matches!(it.category.as_str(), "events" | "cases")
-            || uri.contains("/events/")
-            || uri.contains("/cases/");
-        let key = if event_like || it.abstract_.is_empty() {
-            format!("uri:{}", it.uri)
-        } else {
-            it.abstract_.to_lowercase()
-        };
-        if seen.insert(key) {
-            out.push(it);
-        }
-        if out.len() == limit {
-            break;
-        }
-    }
-    out
-}
-
-/// First `max` chars, plus `...` when cut.
-fn truncate_chars(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}...", s.get(..i).unwrap_or(s)),
-        None => s.to_owned(),
-    }
 }
 
 #[cfg(test)]
@@ -670,59 +398,6 @@ mod tests {
         assert_eq!(q(8, &V1), [4, 3, 1]);
         assert_eq!(q(10, &V1), [5, 4, 1]);
         assert_eq!(q(20, &V1), [9, 9, 2]);
-    }
-
-    #[test]
-    fn tokens_drop_stopwords_and_short_runs() {
-        assert_eq!(
-            tokens("Which editor does the user like? a 中文"),
-            ["editor", "user", "like", "中文"]
-        );
-    }
-
-    fn item(uri: &str, abs: &str, score: f64, level: i64) -> Item {
-        Item {
-            kind: "memory",
-            uri: uri.into(),
-            abstract_: abs.into(),
-            category: String::new(),
-            level: Some(level),
-            score,
-        }
-    }
-
-    #[test]
-    fn ranking_boosts_leaves_preferences_and_overlap_then_dedupes() {
-        let mut items = vec![
-            item("viking://user/d/memories/entities/x", "unrelated", 0.60, 1),
-            item(
-                "viking://user/d/memories/preferences/editor.md",
-                "Helix editor",
-                0.50,
-                2,
-            ),
-            item(
-                "viking://user/d/memories/preferences/dup.md",
-                "helix editor",
-                0.49,
-                2,
-            ),
-        ];
-        let out = rank("which editor do I prefer", &mut items, 10, None);
-        let uris: Vec<&str> = out.iter().map(|i| i.uri.as_str()).collect();
-        assert_eq!(
-            uris,
-            [
-                "viking://user/d/memories/preferences/editor.md",
-                "viking://user/d/memories/entities/x"
-            ]
-        );
-    }
-
-    #[test]
-    fn truncation_marks_the_cut() {
-        assert_eq!(truncate_chars("abcdef", 3), "abc...");
-        assert_eq!(truncate_chars("abc", 3), "abc");
     }
 
     #[test]
@@ -761,29 +436,6 @@ mod tests {
                 "<memory uri=\"viking://a\" type=\"x\">t</memory>\n<memory uri=\"viking://b\">"
             ),
             ["viking://a", "viking://b"]
-        );
-    }
-
-    /// Tier 3 ranks another project's memory lower: of two equal hits the current
-    /// project's comes first, whichever order find gave them.
-    #[test]
-    fn tier_three_ranks_the_current_project_first() {
-        let alpha = "viking://user/u/peers/github.com-acme-alpha/memories/preferences/t.md";
-        let beta = "viking://user/u/peers/github.com-acme-beta/memories/preferences/t.md";
-        for actor in ["github.com-acme-alpha", "github.com-acme-beta"] {
-            let mut items = vec![
-                item(beta, "tests with pytest", 0.55, 2),
-                item(alpha, "tests with nextest", 0.55, 2),
-            ];
-            let out = rank("how are tests run", &mut items, 10, Some(actor));
-            assert_eq!(out.first().and_then(|i| project_of(&i.uri)), Some(actor));
-        }
-        let mut items = vec![item(beta, "b", 0.55, 2), item(alpha, "a", 0.55, 2)];
-        let out = rank("q", &mut items, 10, None);
-        assert_eq!(
-            out.first().map(|i| i.uri.as_str()),
-            Some(beta),
-            "no project: find's order"
         );
     }
 
