@@ -5,26 +5,14 @@
 
 use ov_engine::event::WorkerReason;
 
-/// `ovhook drain [--quiet] [--resumed <session dir>]`: `--resumed` names the
-/// session being resumed, whose drain does not force a commit.
-pub fn run(args: &[String]) -> anyhow::Result<i32> {
+use crate::cli::DrainArgs;
+
+/// `ovhook drain [--quiet] [--resumed <session>]`: `--resumed` names the session being
+/// resumed, whose drain does not force a commit.
+pub fn run(args: &DrainArgs) -> anyhow::Result<i32> {
     crate::logfile::init(false);
-    let mut quiet = false;
-    let mut resumed: Option<String> = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--quiet" => quiet = true,
-            "--resumed" => {
-                resumed = Some(
-                    it.next()
-                        .map(|s| crate::worker::journal_dir_name(s))
-                        .ok_or_else(|| anyhow::anyhow!("drain: --resumed needs a session"))?,
-                )
-            }
-            bad => anyhow::bail!("drain: unexpected argument '{bad}'"),
-        }
-    }
+    let quiet = args.quiet;
+    let resumed = args.resumed.as_deref().map(crate::worker::journal_dir_name);
     let root = ov_engine::paths::state_root();
     let mut failed = 0;
     let dirs = ov_engine::store::session_dirs(&root);

@@ -22,59 +22,14 @@ use ov_engine::store::SessionStore;
 use ov_engine::turn::{DedupKey, Role};
 use ov_journal::{Durability, FileLock};
 
-const USAGE: &str = "\
-usage: ovhook forget --session ID [--turn TURN_ID]
-
-  --session ID   the agent's session id (as `ovreplay sessions` lists it): the session is
-                 deleted from the OpenViking server and nothing of it is ever sent again
-  --turn ID      only that turn: it is never sent; OpenViking 0.5.2 cannot delete one turn,
-                 so what of it the server already holds stays (forget the session to remove it)";
+use crate::cli::ForgetArgs;
 
 /// How long `forget` waits for a worker that is sending the session.
 const LOCK_WAIT: Duration = Duration::from_secs(15);
 
-struct Args {
-    session: String,
-    turn: Option<String>,
-}
-
-fn parse(args: &[String]) -> anyhow::Result<Option<Args>> {
-    let mut session = None;
-    let mut turn = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--session" => session = it.next().filter(|s| !s.is_empty()).cloned(),
-            "--turn" => {
-                turn = Some(
-                    it.next()
-                        .filter(|s| !s.is_empty())
-                        .cloned()
-                        .context("--turn needs a turn id")?,
-                );
-            }
-            other => bail!("unexpected argument '{other}'"),
-        }
-    }
-    let session = session.context("--session ID is required")?;
-    Ok(Some(Args { session, turn }))
-}
-
 /// `ovhook forget`.
-pub fn run(args: &[String]) -> anyhow::Result<i32> {
+pub fn run(args: &ForgetArgs) -> anyhow::Result<i32> {
     crate::logfile::init(false);
-    let args = match parse(args) {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            println!("{USAGE}");
-            return Ok(0);
-        }
-        Err(e) => {
-            eprintln!("ovhook forget: {e:#}\n\n{USAGE}");
-            return Ok(2);
-        }
-    };
     let root = ov_engine::paths::state_root();
     let dir =
         ov_engine::paths::journals_dir(&root).join(crate::worker::journal_dir_name(&args.session));

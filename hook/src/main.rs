@@ -3,8 +3,10 @@
 //!
 //! Hook subcommands read the hook payload on stdin, journal it, answer on stdout in
 //! the harness's own output schema (or print nothing) and exit 0 on every path, panics
-//! included. argv is parsed by hand: the hook hot path must start in about a
-//! millisecond.
+//! included. The command line is described once, in [`cli`]; a hook's argv takes the fast
+//! path ([`cli::hook_call`]) and never builds it: a hook starts in about a millisecond.
+//!
+//! Exit codes: 0 done, 1 failed or refused, 2 usage; a broken pipe on stdout exits 0.
 
 mod cli;
 mod cmd;
@@ -22,113 +24,61 @@ mod mcp;
 mod pause_cmd;
 mod worker;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: ovhook [--harness zcode|claude-code|qwen|codex|copilot|gemini|opencode|kilo|cursor|antigravity] <command>
-
-hook commands (stdin: the hook payload; always exit 0; the harness is the one the
-hooks were installed for, zcode when not given):
-  session-start        inject the OpenViking profile, drain unsent work
-  user-prompt-submit   recall memories relevant to the prompt
-  pre-tool-use         deny viking:// paths for Read/Glob/Grep
-  post-tool-use        journal the tool call for the turn's answer (capture.tools)
-  stop                 capture the turn (returns at once; a detached worker sends)
-  session-end          capture what is left and commit the session (detached)
-
-other commands:
-  install [--harness NAME] [--scope user|project] [--no-mcp] [--api-key -] ...
-                       (ovhook install --help for every option)
-  uninstall            remove our entries from every place an install wrote
-  drain                finish all unfinished work of every session
-  pause [--project | --session ID]
-                       stop capture and recall (everywhere, this repository, one session);
-                       turns made while paused are never sent
-  resume [--project | --session ID]
-                       turn them back on
-  status               whether capture is on for this project, and why not
-  forget --session ID [--turn ID]
-                       delete a session from the server and never send it (or one turn) again
-  doctor               check the installation, the server and the journals
-  mcp                  stdio MCP proxy to the OpenViking server
-";
-
-/// Every non-hook command `main` dispatches (the hook commands are [`harness::HookEvent`]s).
-pub const OTHER_COMMANDS: [&str; 12] = [
-    "worker",
-    "drain",
-    "pause",
-    "resume",
-    "status",
-    "forget",
-    "install",
-    "uninstall",
-    "doctor",
-    "mcp",
-    "completions",
-    "man",
-];
+use cli::{Command, HookCall, Parsed};
 
 fn main() -> ExitCode {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    // `--harness NAME` before the command: the installed hook commands name theirs.
-    let mut harness_name = None;
-    if args.first().map(String::as_str) == Some("--harness") {
-        if let Some(name) = args.get(1).cloned() {
-            harness_name = Some(name);
-            args.drain(..2);
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(call) = cli::hook_call(&args) {
+        return run_hook(&call);
+    }
+    match cli::parse(args) {
+        Ok(Parsed::Hook(call)) => run_hook(&call),
+        Ok(Parsed::Command(command)) => finish(run(command)),
+        Err(err) => {
+            // Help and version go to stdout (exit 0), usage errors to stderr (exit 2).
+            let _ = err.print();
+            ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2))
         }
     }
-    let Some(cmd) = args.first().map(String::as_str) else {
-        eprint!("{USAGE}");
-        return ExitCode::from(2);
-    };
-    if let Some(event) = harness::HookEvent::from_command(cmd) {
-        match harness_name
-            .as_deref()
-            .map_or(Some(harness::DEFAULT), harness::named)
-        {
-            Some(h) => hooks::run_guarded(event, h),
-            // A hook never fails: an unknown harness is logged, the hook passes through.
-            None => hooks::unknown_harness(harness_name.as_deref().unwrap_or_default()),
-        }
-        return ExitCode::SUCCESS;
+}
+
+/// A hook: the harness argv names (the default when none), or, for a name ovhook does not
+/// know, a logged pass-through. Exit 0 on every path.
+fn run_hook(call: &HookCall) -> ExitCode {
+    match call
+        .harness
+        .as_deref()
+        .map_or(Some(harness::DEFAULT), harness::named)
+    {
+        Some(h) => hooks::run_guarded(call.event, h),
+        None => hooks::unknown_harness(call.harness.as_deref().unwrap_or_default()),
     }
-    let mut rest: Vec<String> = args.get(1..).unwrap_or_default().to_vec();
-    if let Some(h) = harness_name {
-        rest.splice(0..0, ["--harness".to_string(), h]);
+    ExitCode::SUCCESS
+}
+
+/// Runs a command other than a hook; its exit code.
+fn run(command: Command) -> anyhow::Result<i32> {
+    match command {
+        Command::Install(args) => cmd::install::run(&args),
+        Command::Uninstall(args) => cmd::uninstall::run(&args),
+        Command::Drain(args) => drain::run(&args),
+        Command::Pause(args) => pause_cmd::run_pause(&args),
+        Command::Resume(args) => pause_cmd::run_resume(&args),
+        Command::Status => pause_cmd::run_status(),
+        Command::Forget(args) => forget::run(&args),
+        Command::Doctor(args) => cmd::doctor::run(&args),
+        Command::Mcp => mcp::run(),
+        Command::Worker(args) => worker::run(&args),
+        Command::Completions { shell } => cmd::pages::run_completions(shell),
+        Command::Man(args) => cmd::pages::run_man(&args),
     }
-    let rest = rest.as_slice();
-    let result = match cmd {
-        "worker" => worker::run(rest),
-        "drain" => drain::run(rest),
-        "pause" => pause_cmd::run_pause(rest),
-        "resume" => pause_cmd::run_resume(rest),
-        "status" => pause_cmd::run_status(rest),
-        "forget" => forget::run(rest),
-        "install" => cmd::install::run(rest),
-        "uninstall" => cmd::uninstall::run(rest),
-        "doctor" => cmd::doctor::run(rest),
-        "mcp" => mcp::run(rest),
-        "completions" => cli::run_completions(rest),
-        "man" => cli::run_man(rest),
-        "-h" | "--help" | "help" => {
-            print!("{USAGE}");
-            Ok(0)
-        }
-        "-V" | "--version" => {
-            println!(
-                "ovhook {} (commit {})",
-                env!("CARGO_PKG_VERSION"),
-                env!("OVHOOK_GIT_COMMIT")
-            );
-            Ok(0)
-        }
-        other => {
-            eprintln!("ovhook: unknown command '{other}'\n\n{USAGE}");
-            Ok(2)
-        }
-    };
+}
+
+/// The exit code of a command's result: an error is printed (exit 1), a broken pipe is not.
+fn finish(result: anyhow::Result<i32>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(err) => {

@@ -35,22 +35,8 @@ use upstream::Upstream;
 /// Most messages forwarded at the same time; the reader stops reading while this many run.
 pub const MAX_IN_FLIGHT: usize = 16;
 
-const USAGE: &str = "usage: ovhook mcp\n\nStdio MCP proxy to the OpenViking server configured in \
-~/.openviking/ovcli.conf or OPENVIKING_URL / OPENVIKING_API_KEY.\n";
-
 /// Runs the proxy until stdin closes.
-pub fn run(args: &[String]) -> anyhow::Result<i32> {
-    match args.first().map(String::as_str) {
-        None => {}
-        Some("-h" | "--help") => {
-            print!("{USAGE}");
-            return Ok(0);
-        }
-        Some(other) => {
-            eprint!("ovhook mcp: unexpected argument '{other}'\n\n{USAGE}");
-            return Ok(2);
-        }
-    }
+pub fn run() -> anyhow::Result<i32> {
     // Before any thread exists, so that every thread inherits the mask and only the signal
     // thread receives SIGINT/SIGTERM.
     let signals = block_signals();

@@ -12,62 +12,27 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use ov_engine::pause::PauseScope;
 
-const USAGE: &str = "\
-usage: ovhook pause  [--project | --session ID]
-       ovhook resume [--project | --session ID]
-       ovhook status
+use crate::cli::ScopeArgs;
 
-  (no flag)      every session of every project
-  --project      the repository (or folder) of the current directory: every clone, subfolder
-                 and worktree of it
-  --session ID   one session, by the agent's session id";
-
-fn scope(args: &[String]) -> anyhow::Result<Option<PauseScope>> {
-    let cwd = std::env::current_dir().context("could not read the current directory")?;
-    let mut scope = PauseScope::All;
-    let mut it = args.iter();
-    let mut chosen = false;
-    while let Some(a) = it.next() {
-        let next = match a.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--project" => PauseScope::Project(ov_engine::config::project_slot(&cwd)),
-            "--session" => match it.next().filter(|s| !s.is_empty()) {
-                Some(id) => PauseScope::Session(id.clone()),
-                None => bail!("--session needs a session id"),
-            },
-            other => bail!("unexpected argument '{other}'"),
-        };
-        if std::mem::replace(&mut chosen, true) {
-            bail!("give one scope: --project or --session ID");
-        }
-        scope = next;
+/// The scope `args` name: `--project` (the current folder's repository), `--session ID`, or
+/// everything.
+fn scope(args: &ScopeArgs) -> anyhow::Result<PauseScope> {
+    if args.project {
+        let cwd = std::env::current_dir().context("could not read the current directory")?;
+        return Ok(PauseScope::Project(ov_engine::config::project_slot(&cwd)));
     }
-    Ok(Some(scope))
-}
-
-fn usage(err: Option<&anyhow::Error>) -> i32 {
-    match err {
-        Some(e) => {
-            eprintln!("ovhook: {e:#}\n\n{USAGE}");
-            2
-        }
-        None => {
-            println!("{USAGE}");
-            0
-        }
-    }
+    Ok(match &args.session {
+        Some(id) => PauseScope::Session(id.clone()),
+        None => PauseScope::All,
+    })
 }
 
 /// `ovhook pause [--project | --session ID]`.
-pub fn run_pause(args: &[String]) -> anyhow::Result<i32> {
-    let scope = match scope(args) {
-        Ok(Some(s)) => s,
-        Ok(None) => return Ok(usage(None)),
-        Err(e) => return Ok(usage(Some(&e))),
-    };
+pub fn run_pause(args: &ScopeArgs) -> anyhow::Result<i32> {
+    let scope = scope(args)?;
     let root = ov_engine::paths::state_root();
     let now = ov_engine::store::now_ms();
     let fresh = ov_engine::pause::pause(&root, &scope, now)
@@ -87,12 +52,8 @@ pub fn run_pause(args: &[String]) -> anyhow::Result<i32> {
 }
 
 /// `ovhook resume [--project | --session ID]`.
-pub fn run_resume(args: &[String]) -> anyhow::Result<i32> {
-    let scope = match scope(args) {
-        Ok(Some(s)) => s,
-        Ok(None) => return Ok(usage(None)),
-        Err(e) => return Ok(usage(Some(&e))),
-    };
+pub fn run_resume(args: &ScopeArgs) -> anyhow::Result<i32> {
+    let scope = scope(args)?;
     let root = ov_engine::paths::state_root();
     let was = ov_engine::pause::resume(&root, &scope)
         .with_context(|| format!("could not resume under {}", root.display()))?;
@@ -118,13 +79,7 @@ fn flag_of(scope: &PauseScope) -> String {
 }
 
 /// `ovhook status`: whether capture is on for the current directory's project, and why not.
-pub fn run_status(args: &[String]) -> anyhow::Result<i32> {
-    if let Some(a) = args.first() {
-        if matches!(a.as_str(), "-h" | "--help") {
-            return Ok(usage(None));
-        }
-        return Ok(usage(Some(&anyhow::anyhow!("unexpected argument '{a}'"))));
-    }
+pub fn run_status() -> anyhow::Result<i32> {
     let cwd = std::env::current_dir().context("could not read the current directory")?;
     let root = ov_engine::paths::state_root();
     let loaded =

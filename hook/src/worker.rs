@@ -16,6 +16,7 @@ use ov_engine::event::WorkerReason;
 use ov_engine::projector::State;
 use ov_engine::store::SessionStore;
 
+use crate::cli::{WorkerArgs, WorkerReasonArg};
 use crate::harness::{self, Harness};
 
 /// A worker's context: configuration, client, and the session's harness.
@@ -214,29 +215,17 @@ fn sweep_others(root: &Path, own: &str) {
 }
 
 /// `ovhook worker --session <id> [--reason stop|session-end]`.
-pub fn run(args: &[String]) -> anyhow::Result<i32> {
+pub fn run(args: &WorkerArgs) -> anyhow::Result<i32> {
     crate::logfile::init(false);
-    let mut session = None;
-    let mut reason = WorkerReason::Stop;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--session" => session = it.next().cloned(),
-            "--reason" => {
-                reason = match it.next().map(String::as_str) {
-                    Some("stop") => WorkerReason::Stop,
-                    Some("session-end") => WorkerReason::SessionEnd,
-                    other => anyhow::bail!("worker: unknown --reason {other:?}"),
-                }
-            }
-            other => anyhow::bail!("worker: unexpected argument '{other}'"),
-        }
-    }
-    let session = session.context("worker: --session is required")?;
+    let session = &args.session;
+    let reason = match args.reason {
+        WorkerReasonArg::Stop => WorkerReason::Stop,
+        WorkerReasonArg::SessionEnd => WorkerReason::SessionEnd,
+    };
     let root = ov_engine::paths::state_root();
-    match run_session(&root, &session, reason) {
+    match run_session(&root, session, reason) {
         // Other sessions' leftovers, only when this pass reached the server.
-        Ok(true) if reason == WorkerReason::Stop => sweep_others(&root, &session),
+        Ok(true) if reason == WorkerReason::Stop => sweep_others(&root, session),
         Ok(_) => {}
         Err(e) => {
             log::error!("worker {session}: {e:#}");

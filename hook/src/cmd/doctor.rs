@@ -12,27 +12,12 @@ use std::path::{Path, PathBuf};
 
 use ov_engine::config::{self, LoadContext};
 
+use crate::cli::DoctorArgs;
 use crate::doctor::{self, journals, presence, privacy, server, Check, DoctorContext, Level};
 
 /// `ovhook doctor`.
-pub fn run(args: &[String]) -> anyhow::Result<i32> {
-    let mut home: Option<PathBuf> = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--home" => match it.next() {
-                Some(h) => home = Some(PathBuf::from(h)),
-                None => {
-                    eprintln!("ovhook: --home needs a value\nusage: ovhook doctor [--home DIR]");
-                    return Ok(2);
-                }
-            },
-            other => {
-                eprintln!("ovhook: unknown argument '{other}'\nusage: ovhook doctor [--home DIR]");
-                return Ok(2);
-            }
-        }
-    }
+pub fn run(args: &DoctorArgs) -> anyhow::Result<i32> {
+    let home = args.home.clone();
     let mut ctx = LoadContext::from_process(None);
     if let Some(h) = home {
         ctx.home = h;

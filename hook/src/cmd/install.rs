@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use super::install_args::{current_exe, home_dir, parse, resolve_api_key, scope_of, usage_error};
+use super::install_args::{current_exe, home_dir, resolve_api_key, scope_of};
+use crate::cli::InstallArgs;
 use crate::install::manifest::{self, Manifest};
 use crate::install::paths::{ovcli_path, state_root};
 use crate::install::places::{load, recorded_places, Loaded};
@@ -12,33 +13,33 @@ use crate::install::target::{Parts, PluginNote, Scope};
 use crate::install::{atomic, bin_home, original, ovcli, trust};
 
 /// `ovhook install`.
-pub fn run(args: &[String]) -> anyhow::Result<i32> {
-    let args = match parse(args, true) {
-        Ok(a) => a,
-        Err(msg) => return Ok(usage_error(&msg)),
-    };
+pub fn run(args: &InstallArgs) -> anyhow::Result<i32> {
     let target = args
+        .place
         .harness
         .as_deref()
         .and_then(crate::harness::named)
         .unwrap_or(crate::harness::DEFAULT)
         .install_target();
-    let scope = scope_of(&args)?;
+    let scope = scope_of(&args.place)?;
     if matches!(scope, Scope::Project { .. }) && !target.supports_project() {
-        return Ok(usage_error(&format!(
+        return Ok(crate::cli::usage_error(format!(
             "--scope project is not supported for {}",
             target.title()
         )));
     }
-    if let Some(e) = args.creds.url_error() {
-        return Ok(usage_error(&format!("--url: {e}")));
-    }
-    let (api_key, key_source) = resolve_api_key(args.creds.api_key.clone())?;
-    let creds = ovcli::Credentials {
-        api_key,
-        ..args.creds.clone()
+    let mut creds = ovcli::Credentials {
+        url: args.url.clone(),
+        api_key: None,
+        account: args.account.clone(),
+        user: args.user.clone(),
     };
-    let home = home_dir(args.home)?;
+    if let Some(e) = creds.url_error() {
+        return Ok(crate::cli::usage_error(format!("--url: {e}")));
+    }
+    let (api_key, key_source) = resolve_api_key(args.api_key.clone())?;
+    creds.api_key = api_key;
+    let home = home_dir(args.place.home.clone())?;
     let running = current_exe()?;
     let exe = bin_home::ovhook(&home);
     let serving_plugin = match scope {
@@ -117,7 +118,7 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     // anything is written, so that its file is checked with the others.
     let trust = match target.hook_trust() {
         Some(store) if (want.hooks || serving_plugin.is_some()) && scope == Scope::User => {
-            let yes = trust::consent(args.trust, &store.question());
+            let yes = trust::consent(args.trust(), &store.question());
             if yes {
                 for file in store.files(&home) {
                     atomic::check_replaceable(&file)?;

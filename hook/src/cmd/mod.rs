@@ -1,6 +1,7 @@
 //! The commands that span harnesses, one module each: they run the harness-agnostic
 //! libraries ([`crate::install`], [`crate::doctor`]) over every harness of
-//! [`crate::harness::ALL`].
+//! [`crate::harness::ALL`]; and [`pages`], the completions and man pages of the command line
+//! ([`crate::cli`], which gives every command its typed arguments).
 //!
 //! Exit codes: 0 done, 1 refused or failed (a malformed file, no repository, I/O; doctor: a
 //! check FAILs), 2 usage.
@@ -8,6 +9,7 @@
 pub mod doctor;
 pub mod install;
 pub mod install_args;
+pub mod pages;
 pub mod uninstall;
 
 #[cfg(test)]

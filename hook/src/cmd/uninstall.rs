@@ -5,7 +5,8 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::install_args::{home_dir, parse, scope_of, usage_error};
+use super::install_args::{home_dir, scope_of};
+use crate::cli::{ScopeArg, UninstallArgs};
 use crate::install::manifest::{self, Manifest};
 use crate::install::paths::{ovcli_path, state_root};
 use crate::install::places::{load, recorded_places, Loaded};
@@ -13,11 +14,8 @@ use crate::install::target::{InstallTarget, Place, Scope};
 use crate::install::{atomic, bin_home, original};
 
 /// `ovhook uninstall`.
-pub fn run(args: &[String]) -> anyhow::Result<i32> {
-    let args = match parse(args, false) {
-        Ok(a) => a,
-        Err(msg) => return Ok(usage_error(&msg)),
-    };
+pub fn run(args: &UninstallArgs) -> anyhow::Result<i32> {
+    let args = &args.place;
     let home = home_dir(args.home.clone())?;
     let targets: Vec<&dyn InstallTarget> = match args.harness.as_deref() {
         Some(h) => crate::harness::named(h)
@@ -29,8 +27,8 @@ pub fn run(args: &[String]) -> anyhow::Result<i32> {
     let state = state_root(&home);
     let manifest_path = manifest::path(&state);
     let mut manifest = Manifest::read(&manifest_path)?;
-    let only_project = match args.scope.as_deref() {
-        Some("project") => Some(scope_of(&args)?),
+    let only_project = match args.scope {
+        Some(ScopeArg::Project) => Some(scope_of(args)?),
         _ => None,
     };
 

@@ -205,19 +205,35 @@ pub enum HookEvent {
 }
 
 impl HookEvent {
+    /// Every hook event, in the order `ovhook --help` lists them.
+    pub const ALL: [HookEvent; 8] = [
+        HookEvent::SessionStart,
+        HookEvent::UserPromptSubmit,
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::Stop,
+        HookEvent::SessionEnd,
+        HookEvent::PreCompact,
+        HookEvent::SubagentStop,
+    ];
+
+    /// The `ovhook` subcommand that answers the event.
+    pub fn command(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "session-start",
+            HookEvent::UserPromptSubmit => "user-prompt-submit",
+            HookEvent::PreToolUse => "pre-tool-use",
+            HookEvent::PostToolUse => "post-tool-use",
+            HookEvent::Stop => "stop",
+            HookEvent::SessionEnd => "session-end",
+            HookEvent::PreCompact => "pre-compact",
+            HookEvent::SubagentStop => "subagent-stop",
+        }
+    }
+
     /// Maps an `ovhook` subcommand to its event.
     pub fn from_command(cmd: &str) -> Option<HookEvent> {
-        Some(match cmd {
-            "session-start" => HookEvent::SessionStart,
-            "user-prompt-submit" => HookEvent::UserPromptSubmit,
-            "pre-tool-use" => HookEvent::PreToolUse,
-            "post-tool-use" => HookEvent::PostToolUse,
-            "stop" => HookEvent::Stop,
-            "session-end" => HookEvent::SessionEnd,
-            "pre-compact" => HookEvent::PreCompact,
-            "subagent-stop" => HookEvent::SubagentStop,
-            _ => return None,
-        })
+        HookEvent::ALL.into_iter().find(|e| e.command() == cmd)
     }
 
     /// The event's wire name (`hookEventName`, the same in ZCode and Claude Code).
