@@ -5,8 +5,9 @@
 #   scripts/dist.sh [--target TRIPLE]... [--bin-dir DIR] [--out DIR] [--check-reproducible]
 #
 # Each bundle ovhook-<version>-<target>/ holds bin/{ovhook,ovreplay}, every plugin tree of
-# hook/plugin/ as plugins/<agent>/ with the ovhook binary at the path its hooks and MCP manifests
-# name (${*_PLUGIN_ROOT}/...; none for a plugin running the stable home's binary), shell
+# hook/plugin/ as plugins/<agent>/ (no binary: every plugin runs the stable home's,
+# ~/.openviking/ovhook/bin/ovhook, which `ovhook install` places; a plugin naming a binary of its
+# own under ${*_PLUGIN_ROOT} refuses the build), shell
 # completions and man pages generated from the binaries' clap definitions, a README and
 # SHA256SUMS. target/dist/SHA256SUMS lists the archives and the npm tarballs.
 #
@@ -96,18 +97,16 @@ binaries_for() {
   printf '%s' "$ROOT/target/$t/release"
 }
 
-# The one binary path a plugin tree's manifests name, relative to the plugin root; nothing for a
-# plugin that runs the stable home's binary (~/.openviking/ovhook/bin/ovhook, placed by install).
-plugin_binary() {
+# Refuses a plugin tree whose manifests name a binary inside the plugin (${*_PLUGIN_ROOT}/...):
+# such a plugin stops working once its install source is gone, and the bundle ships none.
+no_plugin_binary() {
   local dir=$1 paths
   paths=$(cat "$dir"/hooks/*.json "$dir"/.mcp.json 2>/dev/null \
-    | grep -o '\${[A-Z_]*PLUGIN_ROOT}/[^"\\ ]*' | sed 's/^\${[A-Z_]*}\///' | sort -u || true)
-  [ -n "$paths" ] || return 0
-  if [ "$(printf '%s\n' "$paths" | grep -c .)" != 1 ]; then
-    echo "dist.sh: $dir names $(printf '%s' "$paths" | tr '\n' ' ')instead of one binary" >&2
+    | grep -o '\${[A-Z_]*PLUGIN_ROOT}/[^"\\ ]*' | sort -u || true)
+  if [ -n "$paths" ]; then
+    echo "dist.sh: $dir names $(printf '%s' "$paths" | tr '\n' ' ')inside the plugin; plugins run ~/.openviking/ovhook/bin/ovhook" >&2
     exit 1
   fi
-  printf '%s' "$paths"
 }
 
 # Normalised modes: folders and executables 0755, every other file 0644.
@@ -152,11 +151,8 @@ for t in "${targets[@]}"; do
   cp "$bins/ovhook" "$bins/ovreplay" "$stage/bin/"
   for dir in hook/plugin/*/; do
     agent=$(basename "$dir")
+    no_plugin_binary "$dir"
     cp -R "$dir" "$stage/plugins/$agent"
-    rel=$(plugin_binary "$stage/plugins/$agent")
-    [ -n "$rel" ] || continue
-    mkdir -p "$(dirname "$stage/plugins/$agent/$rel")"
-    cp "$bins/ovhook" "$stage/plugins/$agent/$rel"
   done
   if [ -z "$doc_bins" ]; then
     cargo build --release --locked -p ovhook -p ovreplay >&2
@@ -173,19 +169,11 @@ for t in "${targets[@]}"; do
     scripts/dist/README.md > "$stage/README.md"
   normalise "$stage"
   chmod 0755 "$stage/bin/ovhook" "$stage/bin/ovreplay"
-  for dir in "$stage"/plugins/*/; do
-    rel=$(plugin_binary "$dir")
-    [ -z "$rel" ] || chmod 0755 "$dir$rel"
-  done
   (cd "$stage" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' \
     | xargs -d '\n' sha256sum > SHA256SUMS)
   chmod 0644 "$stage/SHA256SUMS"
-  # The bundle checks itself: every sum, every plugin's binary, the binary answers --version.
+  # The bundle checks itself: every sum, the binary answers --version.
   (cd "$stage" && sha256sum --quiet -c SHA256SUMS)
-  for dir in "$stage"/plugins/*/; do
-    rel=$(plugin_binary "$dir")
-    [ -z "$rel" ] || [ -x "$dir$rel" ] || { echo "dist.sh: $dir has no binary" >&2; exit 1; }
-  done
   if [ "$t" = "$host" ]; then
     "$stage/bin/ovhook" --version | grep -q "^ovhook $version (commit " \
       || { echo "dist.sh: bin/ovhook --version is wrong" >&2; exit 1; }

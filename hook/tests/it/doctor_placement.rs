@@ -203,7 +203,8 @@ fn plugin_next_to_config_file_hooks_warns_that_every_event_runs_twice() {
     assert_eq!(code, 1, "{out}");
     assert!(
         out.lines()
-            .any(|l| l.starts_with("FAIL zcode plugin:") && l.contains("does not exist")),
+            .any(|l| l.starts_with("FAIL zcode plugin:")
+                && l.contains("is not an executable file")),
         "{out}"
     );
 }

@@ -41,9 +41,12 @@ fn manifest_and_integration_ids() {
 }
 
 #[test]
-fn hooks_json_uses_zcode_plugin_root_and_valid_events() {
+fn hooks_json_runs_the_stable_home_through_the_shell_on_valid_events() {
     let (text, hooks) = plugin("hooks/hooks.json");
-    assert!(!text.contains("CLAUDE_PLUGIN_ROOT"));
+    assert!(
+        !text.contains("PLUGIN_ROOT"),
+        "the plugin carries no binary"
+    );
     let events = hooks["hooks"].as_object().expect("hooks");
     let names: Vec<&String> = events.keys().collect();
     assert_eq!(names.len(), 4);
@@ -57,9 +60,14 @@ fn hooks_json_uses_zcode_plugin_root_and_valid_events() {
             "{event}"
         );
         for e in groups[0]["hooks"].as_array().expect("entries") {
-            assert_eq!(e["type"], "process");
-            assert_eq!(e["command"], "${ZCODE_PLUGIN_ROOT}/bin/ovhook");
-            assert!(e["timeoutMs"].as_u64().is_some() && e.get("timeout").is_none());
+            // `command` hooks run through a shell (which expands $HOME), timeout in seconds.
+            assert_eq!(e["type"], "command");
+            let cmd = e["command"].as_str().expect("command");
+            assert!(
+                cmd.starts_with("\"$HOME/.openviking/ovhook/bin/ovhook\" --harness zcode "),
+                "{cmd}"
+            );
+            assert!(e["timeout"].as_u64().is_some() && e.get("timeoutMs").is_none());
             assert!(e["statusMessage"]
                 .as_str()
                 .is_some_and(|s| s.starts_with("openviking-memory:")));
@@ -68,12 +76,15 @@ fn hooks_json_uses_zcode_plugin_root_and_valid_events() {
 }
 
 #[test]
-fn mcp_json_runs_ovhook_mcp() {
+fn mcp_json_runs_ovhook_mcp_with_no_expansion_by_zcode() {
     let (text, mcp) = plugin(".mcp.json");
-    assert!(!text.contains("CLAUDE_PLUGIN_ROOT"));
+    assert!(!text.contains("PLUGIN_ROOT"));
     let s = &mcp["mcpServers"]["openviking"];
-    assert_eq!(s["command"], "${ZCODE_PLUGIN_ROOT}/bin/ovhook");
-    assert_eq!(s["args"], serde_json::json!(["mcp"]));
+    assert_eq!(s["command"], "sh");
+    assert_eq!(
+        s["args"],
+        serde_json::json!(["-c", "exec \"$HOME/.openviking/ovhook/bin/ovhook\" mcp"])
+    );
     assert_eq!(s["env"]["OPENVIKING_INTEGRATION_ID"], "openviking-memory");
     for k in s.as_object().expect("server").keys() {
         assert!(

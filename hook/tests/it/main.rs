@@ -47,6 +47,7 @@ mod sweep;
 mod tool_calls;
 mod turn_times;
 mod zcode_formats;
+mod zcode_plugin_layout;
 
 /// Every file in `tests/it` is a declared module, and nothing is left in `tests/` itself.
 #[test]

@@ -55,13 +55,25 @@ impl InstallTarget for ZCodeTarget {
         "zcode"
     }
 
-    /// A ZCode plugin runs `exe` when install linked its `bin/ovhook` there.
+    /// A ZCode plugin runs `exe` when its hooks name it (the stable home's), or when install
+    /// linked the plugin's own `bin/ovhook` there (bundles before the stable home).
     fn plugin_running(&self, home: &Path, exe: &Path) -> Option<String> {
         let ours = std::fs::canonicalize(exe).ok()?;
         super::installed::plugin_installs(home)
             .into_iter()
-            .find(|p| std::fs::canonicalize(p.binary()).ok().as_ref() == Some(&ours))
+            .find(|p| std::fs::canonicalize(&p.binary).ok().as_ref() == Some(&ours))
             .map(|p| format!("the ZCode plugin {}", p.root.display()))
+    }
+
+    fn plugin_serves(&self, home: &Path) -> Option<String> {
+        super::installed::plugin_installs(home)
+            .into_iter()
+            .find(|p| p.enabled && p.runs_stable_home)
+            .map(|p| p.id.unwrap_or_else(|| p.root.display().to_string()))
+    }
+
+    fn plugin_removal(&self, id: &str) -> String {
+        format!("disable or uninstall the plugin {id} in ZCode's plugin settings")
     }
 
     fn title(&self) -> &'static str {
@@ -118,14 +130,18 @@ impl InstallTarget for ZCodeTarget {
     ) -> anyhow::Result<Vec<PluginNote>> {
         let mut out = Vec::new();
         for plugin in super::installed::plugin_installs(home) {
-            let bin = plugin.binary();
-            let link = std::fs::symlink_metadata(&bin)
+            let bin = &plugin.binary;
+            let link = std::fs::symlink_metadata(bin)
                 .ok()
                 .map(|m| m.file_type().is_symlink());
-            // A plugin whose binary links elsewhere (or is gone) is pointed at this binary; a
-            // plugin shipping its own copy is upgraded by updating the plugin.
-            if link != Some(false) && std::fs::canonicalize(&bin).ok().as_deref() != Some(exe) {
-                relink(&bin, exe)?;
+            // A plugin running the stable home's binary needs nothing (install placed it). Of
+            // one with its own `bin/ovhook`: one linking elsewhere (or gone) is pointed at this
+            // binary; one shipping its own copy is upgraded by updating the plugin.
+            if !plugin.runs_stable_home
+                && link != Some(false)
+                && std::fs::canonicalize(bin).ok().as_deref() != Some(exe)
+            {
+                relink(bin, exe)?;
                 out.push(PluginNote::Moved(format!(
                     "plugin {} ({} -> {})",
                     plugin.root.display(),

@@ -8,7 +8,8 @@
 //!   rollout file's first line. Desktop builds 3.10 and later load hooks only from the workspace.
 //! * Plugins: installed copies live in `~/.zcode/cli/plugins/cache/<marketplace>/<plugin>/<ver>/`
 //!   with a `.zcode-plugin/plugin.json`; `plugins.enabledPlugins."<name>@<marketplace>": false`
-//!   in `~/.zcode/cli/config.json` disables one.
+//!   in `~/.zcode/cli/config.json` disables one. The binary a copy runs is read from its
+//!   `hooks/hooks.json` ([`super::plugin`]).
 //! * Workspace hooks: `zcode.json` and `.zcode/config.json` in every folder from the session's
 //!   working folder up to the git root.
 
@@ -108,14 +109,40 @@ fn newest_rollout(dir: &Path) -> Option<PathBuf> {
 pub struct PluginInstall {
     /// The plugin's folder (`${ZCODE_PLUGIN_ROOT}`).
     pub root: PathBuf,
+    /// `<plugin>@<marketplace>`, from its place in the cache.
+    pub id: Option<String>,
     /// False when `plugins.enabledPlugins` turns it off.
     pub enabled: bool,
+    /// The binary its hooks run, as ZCode expands it (`${ZCODE_PLUGIN_ROOT}`, and `$HOME` in a
+    /// `command` hook's shell).
+    pub binary: PathBuf,
+    /// True when that binary is the stable home's (install places it; the plugin has none).
+    /// Otherwise the plugin carries its own `bin/ovhook` (bundles before the stable home).
+    pub runs_stable_home: bool,
 }
 
-impl PluginInstall {
-    /// The binary its hooks run.
-    pub fn binary(&self) -> PathBuf {
-        self.root.join("bin").join("ovhook")
+/// The binary the hooks of the plugin at `root` run: the command of its first hook, expanded as
+/// ZCode would; the plugin's own `bin/ovhook` when its hooks file says nothing.
+fn hook_binary(home: &Path, root: &Path) -> PathBuf {
+    let command = read_small(&root.join("hooks/hooks.json"))
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|doc| {
+            doc.get("hooks")?
+                .as_object()?
+                .values()
+                .filter_map(Value::as_array)
+                .flatten()
+                .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+                .flatten()
+                .find_map(|h| h.get("command").and_then(Value::as_str).map(str::to_owned))
+        });
+    match command {
+        Some(cmd) => crate::install::bin_home::command_binary(
+            home,
+            &cmd,
+            &[("ZCODE_PLUGIN_ROOT", root), ("CLAUDE_PLUGIN_ROOT", root)],
+        ),
+        None => root.join("bin").join("ovhook"),
     }
 }
 
@@ -148,9 +175,17 @@ pub fn plugin_installs(home: &Path) -> Vec<PluginInstall> {
                 _ => None,
             };
             let enabled = key
-                .and_then(|k| enabled_map.as_ref()?.get(&k)?.as_bool())
+                .as_ref()
+                .and_then(|k| enabled_map.as_ref()?.get(k)?.as_bool())
                 .unwrap_or(true);
-            PluginInstall { root, enabled }
+            let binary = hook_binary(home, &root);
+            PluginInstall {
+                runs_stable_home: binary == crate::install::bin_home::ovhook(home),
+                binary,
+                id: key,
+                root,
+                enabled,
+            }
         })
         .collect()
 }

@@ -5,6 +5,7 @@ pub mod install_target;
 pub mod installed;
 pub mod output;
 pub mod placement;
+pub mod plugin;
 pub mod wire;
 
 use std::path::Path;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use super::config_file::{self, ConfigFile};
 use super::install_target::{agents_mcp_path, project_config_path, AGENTS_MCP, ZCODE_CONFIG};
 use super::installed::{self, PluginInstall, Version};
+use super::plugin;
 use crate::doctor::{Check, Level};
 use crate::install::json_doc::JsonDoc;
 use crate::install::manifest::{self, Manifest};
@@ -157,19 +158,40 @@ impl Placement {
         }
 
         for p in &self.plugins {
-            let bin = p.binary();
-            out.push(if bin.is_file() {
+            // The binary the plugin's hooks really run, as ZCode expands their command.
+            let bin = &p.binary;
+            let runs = std::fs::metadata(bin).is_ok_and(|m| {
+                use std::os::unix::fs::PermissionsExt;
+                m.is_file() && m.permissions().mode() & 0o111 != 0
+            });
+            let fix = if p.runs_stable_home {
+                "run ovhook install --harness zcode to put it there"
+            } else {
+                "reinstall the plugin"
+            };
+            out.push(if runs && !plugin::is_current(&p.root) {
+                Check::new(
+                    Level::Warn,
+                    "zcode plugin",
+                    format!(
+                        "{} runs {}, but its hooks or MCP server differ from this ovhook's \
+                         (an older or edited copy): install the plugin again from this release",
+                        p.root.display(),
+                        bin.display()
+                    ),
+                )
+            } else if runs {
                 Check::new(
                     Level::Ok,
                     "zcode plugin",
-                    format!("{} installed", p.root.display()),
+                    format!("{} installed, runs {}", p.root.display(), bin.display()),
                 )
             } else {
                 Check::new(
                     Level::Fail,
                     "zcode plugin",
                     format!(
-                        "{} names {}, which does not exist: reinstall the plugin",
+                        "{} runs {}, which is not an executable file: {fix}",
                         p.root.display(),
                         bin.display()
                     ),
