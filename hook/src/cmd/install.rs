@@ -50,11 +50,17 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<i32> {
         Parts {
             hooks: false,
             mcp: false,
+            tools: false,
         }
     } else if args.no_mcp {
         Parts::HOOKS
     } else {
         Parts::ALL
+    };
+    // The hooks of `capture.tools` only while it is on (where the install runs).
+    let want = Parts {
+        tools: want.hooks && capture_tools(&home),
+        ..want
     };
     let manifest_path = manifest::path(&state_root(&home));
     let mut manifest = Manifest::read(&manifest_path)?;
@@ -252,4 +258,13 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<i32> {
         eprintln!("{w}");
     }
     Ok(0)
+}
+
+/// Whether `capture.tools` is on for an install into `home`, run from the current directory:
+/// the configuration the hooks will read (its files and the environment).
+fn capture_tools(home: &Path) -> bool {
+    let mut ctx =
+        ov_engine::config::LoadContext::from_process(std::env::current_dir().ok().as_deref());
+    ctx.home = home.to_path_buf();
+    ov_engine::config::Config::load(&ctx).config.capture.tools
 }

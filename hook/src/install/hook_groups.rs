@@ -127,6 +127,16 @@ pub const fn with_compaction_and_subagents(hooks: [HookSpec; 5]) -> [HookSpec; 7
     [a, b, c, d, e, PRE_COMPACT, SUBAGENT_STOP]
 }
 
+/// The PostToolUse hook of `capture.tools`, for an agent whose payloads carry the tool calls
+/// (Codex, Qwen Code).
+pub static POST_TOOL_USE: [HookSpec; 1] = [HookSpec {
+    event: "PostToolUse",
+    sub: "post-tool-use",
+    matcher: None,
+    timeout_s: 5,
+    status: "openviking-memory: noting the tool call",
+}];
+
 /// How an agent spells one hook entry and which keys of its `hooks` object are settings:
 /// data the harness supplies ([`CLAUDE_ENTRY`] for Claude Code's own spelling).
 #[derive(Debug)]
@@ -171,6 +181,9 @@ pub struct HookGroupsFile {
     pub harness: &'static str,
     /// Our hooks.
     pub hooks: &'static [HookSpec],
+    /// Our hooks of `capture.tools` (PostToolUse), written only while it is on
+    /// ([`Parts::tools`]); none for an agent whose transcript carries the tool calls.
+    pub tool_hooks: &'static [HookSpec],
     /// The file also lists MCP servers (`mcpServers`) in this format.
     pub mcp: Option<&'static McpServersFile>,
     /// A top-level key that, when `true`, turns every hook in the file off
@@ -321,9 +334,20 @@ impl HookGroupsFile {
         json!({ "hooks": events })
     }
 
-    fn merge_hooks(&self, root: &mut Map<String, Value>, exe: &Path) {
+    fn merge_hooks(&self, root: &mut Map<String, Value>, exe: &Path, tools: bool) {
         let events = object_at(root, "hooks");
-        for spec in self.hooks {
+        if !tools {
+            for spec in self.tool_hooks {
+                if let Some(Value::Array(list)) = events.get_mut(spec.event) {
+                    self.remove_from(list);
+                    if list.is_empty() {
+                        events.remove(spec.event);
+                    }
+                }
+            }
+        }
+        let wanted = self.tool_hooks.iter().filter(|_| tools);
+        for spec in self.hooks.iter().chain(wanted) {
             let group = self.group(self.command(exe, spec.sub), spec);
             let groups = events
                 .entry(spec.event)
@@ -374,7 +398,7 @@ impl PlaceFormat for HookGroupsFile {
 
     fn merge(&self, root: &mut Map<String, Value>, exe: &Path, want: Parts) -> Vec<String> {
         if want.hooks {
-            self.merge_hooks(root, exe);
+            self.merge_hooks(root, exe, want.tools);
         } else {
             self.remove_hooks(root);
         }
@@ -386,6 +410,26 @@ impl PlaceFormat for HookGroupsFile {
 
     fn remove(&self, root: &mut Map<String, Value>) -> usize {
         self.remove_hooks(root) + self.mcp.map_or(0, |m| m.remove(root))
+    }
+
+    fn present(&self, root: &Map<String, Value>) -> Parts {
+        let any = !self.binaries(root).is_empty();
+        let events = root.get("hooks").and_then(Value::as_object);
+        let tools = self.tool_hooks.iter().any(|spec| {
+            events
+                .and_then(|e| e.get(spec.event))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+                .flatten()
+                .any(|e| self.is_ours(e))
+        });
+        Parts {
+            hooks: any,
+            mcp: any,
+            tools,
+        }
     }
 
     fn binaries(&self, root: &Map<String, Value>) -> Vec<String> {
@@ -457,6 +501,7 @@ mod tests {
         describe: "test settings",
         harness: "qwen",
         hooks: &SPECS,
+        tool_hooks: &[],
         mcp: None,
         disable_all_key: Some("disableAllHooks"),
         shape: &CLAUDE_ENTRY,

@@ -38,6 +38,10 @@ pub struct Parts {
     pub hooks: bool,
     /// The MCP server entry (`ovhook mcp`).
     pub mcp: bool,
+    /// The hooks of `capture.tools` too (PostToolUse, for the agents whose payloads carry the
+    /// tool calls): written only while the setting is on, so a hook that would do nothing
+    /// costs no process start per tool call. A place that may hold hooks may hold these.
+    pub tools: bool,
 }
 
 impl Parts {
@@ -45,16 +49,19 @@ impl Parts {
     pub const ALL: Parts = Parts {
         hooks: true,
         mcp: true,
+        tools: false,
     };
     /// Hooks only.
     pub const HOOKS: Parts = Parts {
         hooks: true,
         mcp: false,
+        tools: false,
     };
     /// MCP server only.
     pub const MCP: Parts = Parts {
         hooks: false,
         mcp: true,
+        tools: false,
     };
 
     /// The parts both allow.
@@ -62,6 +69,8 @@ impl Parts {
         Parts {
             hooks: self.hooks && other.hooks,
             mcp: self.mcp && other.mcp,
+            // The hooks of `capture.tools` go wherever hooks may go.
+            tools: self.tools && other.hooks,
         }
     }
 }
@@ -86,6 +95,7 @@ pub trait PlaceFormat: Sync {
         Parts {
             hooks: any,
             mcp: any,
+            tools: any,
         }
     }
     /// True when `root` holds nothing a user put there, once ours are removed: a file install

@@ -217,3 +217,78 @@ fn a_codex_turn_reaches_the_real_server_with_its_tool_part_once() {
     assert!(!output.contains(SECRET) && !output.contains("PRIVTOOL42"));
     assert!(!parts[0]["tool_input"].to_string().contains(SECRET));
 }
+
+/// PostToolUse is installed for Codex and Qwen Code only while `capture.tools` is on (a hook
+/// that would do nothing would still cost a process start per tool call); a re-install with it
+/// off takes ours out again, keeping a foreign PostToolUse hook; uninstall leaves none of ours.
+#[test]
+fn post_tool_use_is_installed_only_while_capture_tools_is_on() {
+    for (harness, file) in [
+        ("codex", ".codex/hooks.json"),
+        ("qwen", ".qwen/settings.json"),
+    ] {
+        let env = Env::new();
+        let home = env.home().display().to_string();
+        let path = env.home().join(file);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(
+            &path,
+            json!({"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "lint-after"}]}]}})
+                .to_string(),
+        )
+        .expect("write");
+        let install = |extra: &[(&str, &str)]| {
+            let out = env.run_with(
+                &[
+                    "install",
+                    "--harness",
+                    harness,
+                    "--home",
+                    &home,
+                    "--no-trust",
+                ],
+                b"",
+                extra,
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let ours = || -> Vec<String> {
+            let v: Value =
+                serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+            v["hooks"]["PostToolUse"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|g| g["hooks"].as_array())
+                .flatten()
+                .filter_map(|e| e["command"].as_str())
+                .map(str::to_owned)
+                .collect()
+        };
+        install(&[]);
+        assert_eq!(ours(), vec!["lint-after"], "{harness}: off, none of ours");
+        install(&[("OPENVIKING_CAPTURE_TOOLS", "1")]);
+        let on = ours();
+        assert_eq!(on.len(), 2, "{harness}: {on:?}");
+        assert!(
+            on.iter()
+                .any(|c| c.ends_with(&format!("--harness {harness} post-tool-use"))),
+            "{harness}: {on:?}"
+        );
+        install(&[]);
+        assert_eq!(ours(), vec!["lint-after"], "{harness}: off again");
+        install(&[("OPENVIKING_CAPTURE_TOOLS", "1")]);
+        let out = env.run_with(
+            &["uninstall", "--harness", harness, "--home", &home],
+            b"",
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(ours(), vec!["lint-after"], "{harness}: uninstalled");
+    }
+}

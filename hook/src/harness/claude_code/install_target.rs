@@ -30,6 +30,7 @@ pub static CLAUDE_SETTINGS: HookGroupsFile = HookGroupsFile {
     describe: "Claude Code settings",
     harness: "claude-code",
     hooks: &OUR_HOOKS,
+    tool_hooks: &[],
     mcp: None,
     disable_all_key: Some("disableAllHooks"),
     shape: &CLAUDE_ENTRY,

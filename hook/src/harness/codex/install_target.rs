@@ -36,6 +36,7 @@ pub static CODEX_HOOKS: HookGroupsFile = HookGroupsFile {
     describe: "Codex hooks file",
     harness: "codex",
     hooks: &HOOKS,
+    tool_hooks: &crate::install::hook_groups::POST_TOOL_USE,
     mcp: None,
     disable_all_key: None,
     shape: &CLAUDE_ENTRY,
@@ -70,7 +71,7 @@ impl InstallTarget for CodexTarget {
     }
 
     fn events(&self) -> &'static str {
-        "SessionStart, UserPromptSubmit, PreToolUse (Bash), Stop, SessionEnd, PreCompact, SubagentStop"
+        "SessionStart, UserPromptSubmit, PreToolUse (Bash), PostToolUse (with capture.tools on), Stop, SessionEnd, PreCompact, SubagentStop"
     }
 
     fn places(&self, home: &Path, _scope: &Scope) -> Vec<Place> {

@@ -79,6 +79,7 @@ pub static GEMINI_SETTINGS: HookGroupsFile = HookGroupsFile {
     describe: "Gemini CLI settings",
     harness: "gemini",
     hooks: &HOOKS,
+    tool_hooks: &[],
     mcp: Some(&GEMINI_MCP),
     disable_all_key: None,
     shape: &GEMINI_ENTRY,

@@ -174,6 +174,7 @@ impl PlaceFormat for PluginListFile {
         Parts {
             hooks: self.ours(root).next().is_some(),
             mcp: our_mcp(root).is_some(),
+            tools: false,
         }
     }
 

@@ -30,6 +30,7 @@ pub static QWEN_SETTINGS: HookGroupsFile = HookGroupsFile {
     describe: "Qwen Code settings",
     harness: "qwen",
     hooks: &HOOKS,
+    tool_hooks: &crate::install::hook_groups::POST_TOOL_USE,
     mcp: Some(&QWEN_MCP),
     disable_all_key: None,
     shape: &CLAUDE_ENTRY,
@@ -61,7 +62,7 @@ impl InstallTarget for QwenTarget {
     }
 
     fn events(&self) -> &'static str {
-        "SessionStart, UserPromptSubmit, PreToolUse (read_file|glob|grep_search|run_shell_command), Stop, SessionEnd"
+        "SessionStart, UserPromptSubmit, PreToolUse (read_file|glob|grep_search|run_shell_command), PostToolUse (with capture.tools on), Stop, SessionEnd"
     }
 
     fn places(&self, home: &Path, _scope: &Scope) -> Vec<Place> {

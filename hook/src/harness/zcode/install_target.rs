@@ -227,6 +227,7 @@ impl PlaceFormat for ZCodeConfig {
         Parts {
             hooks: !config_file::our_commands(&hooks_only).is_empty(),
             mcp,
+            tools: false,
         }
     }
 
