@@ -92,7 +92,7 @@ fn consent_checks(state: &Path, cfg: &config::Config) -> Vec<Check> {
             format!("off: paused ({})", scope.describe()),
         ));
     }
-    for t in crate::harness::ALL.map(|h| h.install_target()) {
+    for t in crate::harness::ALL.iter().map(|h| h.install_target()) {
         if crate::held::is_held(state, t.name()) {
             out.push(Check::new(
                 Level::Warn,

@@ -77,7 +77,7 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<i32> {
     // Every other place holding our entries for another binary (the user places and recorded
     // projects of every harness, those this install writes excepted): moved to this one.
     let mut moved = Vec::new();
-    for t in crate::harness::ALL.map(|h| h.install_target()) {
+    for t in crate::harness::ALL.iter().map(|h| h.install_target()) {
         let mut others = recorded_places(t, &home, &manifest, &scope);
         if t.name() != target.name() || scope != Scope::User {
             others.extend(t.places(&home, &Scope::User));

@@ -22,7 +22,10 @@ pub fn run(args: &UninstallArgs) -> anyhow::Result<i32> {
             .map(|h| h.install_target())
             .into_iter()
             .collect(),
-        None => crate::harness::ALL.map(|h| h.install_target()).to_vec(),
+        None => crate::harness::ALL
+            .iter()
+            .map(|h| h.install_target())
+            .collect(),
     };
     let state = state_root(&home);
     let manifest_path = manifest::path(&state);
@@ -217,7 +220,7 @@ struct Kept {
 /// holding entries of ours, or an ovhook plugin of an agent), for the message;
 /// `None` when nothing does.
 fn still_installed(home: &Path, manifest: &Manifest) -> Option<Kept> {
-    for t in crate::harness::ALL.map(|h| h.install_target()) {
+    for t in crate::harness::ALL.iter().map(|h| h.install_target()) {
         let places = t
             .places(home, &Scope::User)
             .into_iter()

@@ -32,20 +32,11 @@
 //! whole lines of a transcript, for a harness whose hook reads its turn from the transcript its
 //! payload names).
 
-pub mod antigravity;
-pub mod claude_code;
-pub mod codex;
 pub mod context_fit;
-pub mod copilot;
-pub mod cursor;
-pub mod gemini;
 pub mod input;
-pub mod opencode;
 pub mod payload_only;
-pub mod qwen;
 pub mod transcript_file;
 pub mod transcript_tail;
-pub mod zcode;
 
 use std::path::Path;
 
@@ -152,23 +143,34 @@ pub enum HarnessCap {
 /// The harness of hook commands that name none (installs before harnesses were named).
 pub const DEFAULT: &dyn Harness = &zcode::ZCode;
 
-/// Every harness, by the name it is installed and journaled under.
-pub const ALL: [&dyn Harness; 10] = [
-    &zcode::ZCode,
-    &claude_code::ClaudeCode,
-    &qwen::QWEN,
-    &codex::CODEX,
-    &copilot::Copilot,
-    &gemini::Gemini,
-    &opencode::OPENCODE,
-    &opencode::KILO,
-    &cursor::Cursor,
-    &antigravity::Antigravity,
-];
+/// Declares each harness's folder as a module and lists its harnesses in [`ALL`], in order:
+/// one line per folder, `folder => [HARNESS, ...]` (a folder may hold a family, as OpenCode's
+/// holds Kilo Code). Adding a harness is its folder and one line here.
+macro_rules! harnesses {
+    ($($folder:ident => [$($harness:ident),+ $(,)?]),+ $(,)?) => {
+        $(pub mod $folder;)+
+
+        /// Every harness, by the name it is installed and journaled under (the first is the
+        /// default of hook commands that name none).
+        pub const ALL: &[&dyn Harness] = &[$($(&$folder::$harness),+),+];
+    };
+}
+
+harnesses! {
+    zcode => [ZCode],
+    claude_code => [ClaudeCode],
+    qwen => [QWEN],
+    codex => [CODEX],
+    copilot => [Copilot],
+    gemini => [Gemini],
+    opencode => [OPENCODE, KILO],
+    cursor => [Cursor],
+    antigravity => [Antigravity],
+}
 
 /// The harness named `name` (one of [`names`]), if it is one.
 pub fn named(name: &str) -> Option<&'static dyn Harness> {
-    ALL.into_iter().find(|h| h.name() == name)
+    ALL.iter().copied().find(|h| h.name() == name)
 }
 
 /// The name of every harness, in [`ALL`]'s order (the first is the default).
@@ -299,7 +301,7 @@ mod tests {
     #[test]
     fn targets_have_distinct_places() {
         let home = Path::new("/h");
-        for t in ALL.map(|h| h.install_target()) {
+        for t in ALL.iter().map(|h| h.install_target()) {
             for scope in [
                 Scope::User,
                 Scope::Project {
@@ -325,7 +327,7 @@ mod tests {
     #[test]
     fn every_format_merges_idempotently_and_removes_only_ours() {
         let exe = Path::new("/opt/bin/ovhook");
-        for t in ALL.map(|h| h.install_target()) {
+        for t in ALL.iter().map(|h| h.install_target()) {
             for p in t.places(Path::new("/h"), &Scope::User) {
                 let mut root = Map::new();
                 root.insert("foreign".into(), Value::from(1));
