@@ -1,7 +1,7 @@
 //! The upstream side of the proxy: one streamable-HTTP `POST` per message, the MCP session
 //! (protocol version, session id, cached initialize), retries and the error mapping.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -9,7 +9,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use super::settings::{stamp, McpSettings, Stamp};
-use super::sse::SseParser;
+
+mod errors;
+mod wire;
+
+use errors::{describe, error, map_error, not_configured};
+use wire::{cause, identity_headers, read_sse};
 
 /// The protocol version sent until an initialize negotiates another one.
 pub const DEFAULT_PROTOCOL: &str = "2025-06-18";
@@ -401,224 +406,5 @@ impl Upstream {
             Ok(r) => eprintln!("ovhook mcp: delete session: HTTP {}", r.status().as_u16()),
             Err(e) => eprintln!("ovhook mcp: delete session failed: {}", cause(&e)),
         }
-    }
-}
-
-fn identity_headers(
-    mut req: reqwest::blocking::RequestBuilder,
-    settings: &McpSettings,
-) -> reqwest::blocking::RequestBuilder {
-    if let Some(key) = &settings.api_key {
-        req = req.header("Authorization", format!("Bearer {}", key.expose()));
-    }
-    if let Some(a) = &settings.account {
-        req = req.header("X-OpenViking-Account", a);
-    }
-    if let Some(u) = &settings.user {
-        req = req.header("X-OpenViking-User", u);
-    }
-    if let Some(p) = &settings.actor_peer {
-        req = req.header("X-OpenViking-Actor-Peer", p);
-    }
-    req.header("User-Agent", &settings.user_agent)
-}
-
-/// Reads SSE events line by line. For a request, stops once the response with its id arrived
-/// (a server may keep the stream open after it).
-fn read_sse(resp: reqwest::blocking::Response, id: Option<&Value>) -> Outcome {
-    let mut parser = SseParser::default();
-    let mut out = Vec::new();
-    let mut reader = BufReader::new(resp);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = match reader.read_line(&mut line) {
-            Ok(n) => n,
-            Err(e) => return Outcome::Transport(format!("could not read the SSE stream: {e}")),
-        };
-        let event = if n == 0 {
-            parser.finish()
-        } else {
-            parser.line(&line)
-        };
-        match event {
-            Ok(Some(msg)) => {
-                let done = id.is_some_and(|id| is_response_to(&msg, id));
-                out.push(msg);
-                if done {
-                    return Outcome::Messages(out);
-                }
-            }
-            Ok(None) => {}
-            Err(e) => return Outcome::Transport(e.to_string()),
-        }
-        if n == 0 {
-            return Outcome::Messages(out);
-        }
-    }
-}
-
-fn is_response_to(msg: &Value, id: &Value) -> bool {
-    msg.get("id") == Some(id) && (msg.get("result").is_some() || msg.get("error").is_some())
-}
-
-/// A reqwest error and its sources, without the URL (it may carry credentials).
-fn cause(e: &reqwest::Error) -> String {
-    let mut text = if e.is_timeout() {
-        "timed out".to_owned()
-    } else if e.is_connect() {
-        "connection failed".to_owned()
-    } else {
-        "request failed".to_owned()
-    };
-    let mut src = std::error::Error::source(e);
-    while let Some(s) = src {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        src = s.source();
-    }
-    text
-}
-
-fn error(id: Option<&Value>, code: i64, message: String, data: Option<Value>) -> Value {
-    let mut err = serde_json::Map::new();
-    err.insert("code".into(), json!(code));
-    err.insert("message".into(), json!(message));
-    if let Some(d) = data {
-        err.insert("data".into(), d);
-    }
-    json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null), "error": err})
-}
-
-fn not_configured(id: &Value, settings: &McpSettings) -> Value {
-    let path = settings.watched.first().map_or_else(
-        || "~/.openviking/ovcli.conf".to_owned(),
-        |p| p.display().to_string(),
-    );
-    error(
-        Some(id),
-        -32001,
-        format!(
-            "OpenViking is not configured: no server URL (url = off). Run `ovhook install --harness zcode --url http://127.0.0.1:1933 [--api-key KEY]`, \
-             put {{\"url\": \"http://127.0.0.1:1933\", \"api_key\": \"...\"}} in {path}, or set OPENVIKING_URL. \
-             The proxy picks up the file without a restart."
-        ),
-        Some(json!({"configured": false, "credentialPath": path})),
-    )
-}
-
-/// Anchor `serverMessage`: `error.message`, else `detail`, else the body with whitespace
-/// collapsed, at most 500 chars.
-fn server_message(body: &str) -> Option<String> {
-    if let Ok(v) = serde_json::from_str::<Value>(body) {
-        if let Some(m) = v
-            .get("error")
-            .and_then(|e| e.get("message"))
-            .and_then(Value::as_str)
-        {
-            return Some(m.to_owned());
-        }
-        match v.get("detail") {
-            Some(Value::String(s)) => return Some(s.clone()),
-            Some(Value::Null) | None => {}
-            Some(other) => return Some(other.to_string()),
-        }
-    }
-    let collapsed = body.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!collapsed.is_empty()).then(|| collapsed.chars().take(500).collect())
-}
-
-fn map_error(id: Option<&Value>, outcome: Outcome, settings: &McpSettings) -> Value {
-    match outcome {
-        Outcome::Http { status, body } if status == 401 || status == 403 => {
-            let mut data = serde_json::Map::new();
-            data.insert("status".into(), json!(status));
-            data.insert(
-                "credentialSource".into(),
-                json!(settings.credential_source),
-            );
-            if let Some(p) = &settings.credential_path {
-                data.insert("credentialPath".into(), json!(p.display().to_string()));
-            }
-            if let Some(m) = server_message(&body) {
-                data.insert("serverMessage".into(), json!(m));
-            }
-            error(
-                id,
-                -32001,
-                format!(
-                    "OpenViking MCP authentication failed (HTTP {status}). Check ~/.openviking/ovcli.conf or OPENVIKING_API_KEY, and verify the configured account/user for trusted mode."
-                ),
-                Some(Value::Object(data)),
-            )
-        }
-        Outcome::Http { status, body } => {
-            let mut data = serde_json::Map::new();
-            data.insert("status".into(), json!(status));
-            if let Some(m) = server_message(&body) {
-                data.insert("serverMessage".into(), json!(m));
-            }
-            error(
-                id,
-                -32002,
-                format!("OpenViking MCP upstream returned HTTP {status}."),
-                Some(Value::Object(data)),
-            )
-        }
-        Outcome::Transport(cause) => error(
-            id,
-            -32001,
-            format!(
-                "OpenViking MCP request failed. Check the configured URL ({}) and that 'ov serve' is running.",
-                settings.display_url()
-            ),
-            Some(json!({"cause": cause})),
-        ),
-        Outcome::Redirect(refusal) => error(
-            id,
-            -32002,
-            format!(
-                "OpenViking MCP upstream ({}) answered with a {refusal}: the answer is not \
-                 OpenViking's. Point the MCP URL at the OpenViking server itself.",
-                settings.display_url()
-            ),
-            Some(json!({"cause": refusal})),
-        ),
-        Outcome::Messages(_) => error(id, -32603, "internal error".to_owned(), None),
-    }
-}
-
-fn describe(outcome: &Outcome, settings: &McpSettings) -> String {
-    match outcome {
-        Outcome::Http { status, body } => format!(
-            "HTTP {status}{}",
-            server_message(body)
-                .map(|m| format!(": {m}"))
-                .unwrap_or_default()
-        ),
-        Outcome::Transport(c) | Outcome::Redirect(c) => format!("{} ({c})", settings.display_url()),
-        Outcome::Messages(_) => "ok".to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rstest::rstest;
-
-    #[rstest]
-    #[case::error_message(r#"{"error":{"message":"bad key"}}"#, Some("bad key"))]
-    #[case::detail(r#"{"detail":"nope"}"#, Some("nope"))]
-    #[case::detail_obj(r#"{"detail":{"a":1}}"#, Some(r#"{"a":1}"#))]
-    #[case::text("  Not\n  Acceptable  ", Some("Not Acceptable"))]
-    #[case::empty("", None)]
-    fn server_messages(#[case] body: &str, #[case] want: Option<&str>) {
-        assert_eq!(server_message(body).as_deref(), want);
-    }
-
-    #[test]
-    fn long_bodies_are_cut() {
-        let body = "x ".repeat(1000);
-        assert_eq!(server_message(&body).map(|m| m.chars().count()), Some(500));
     }
 }
