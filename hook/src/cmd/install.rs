@@ -215,8 +215,19 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<i32> {
         println!("{line}");
     }
     if let Some(id) = &serving_plugin {
+        // A plugin serves what the harness's own files would hold: an agent whose files hold
+        // no MCP entry (Codex) gets none from its plugin either; its notes say how to add one.
+        let what = if target
+            .places(&home, &Scope::User)
+            .iter()
+            .any(|p| p.holds.mcp)
+        {
+            "hooks and mcp"
+        } else {
+            "hooks"
+        };
         println!(
-            "  hooks and mcp: from the plugin {id}, which runs {}",
+            "  {what}: from the plugin {id}, which runs {}",
             exe.display()
         );
     } else {

@@ -169,6 +169,13 @@ fn codex_plugin_real_cli() {
     );
     let said = ok(&out, "ovhook install");
     assert!(said.contains("ovhook@ovhook"), "{said}");
+    // Codex's plugin carries hooks only: install says so and points to the MCP entry by hand.
+    assert!(
+        said.contains("  hooks: from the plugin ovhook@ovhook"),
+        "{said}"
+    );
+    assert!(!said.contains("hooks and mcp"), "{said}");
+    assert!(said.contains("[mcp_servers.openviking]"), "{said}");
     assert!(
         !codex_home.join("hooks.json").exists(),
         "with the plugin, install writes no hooks.json: {said}"
