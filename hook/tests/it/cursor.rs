@@ -12,6 +12,7 @@ use std::io::Write;
 use std::path::Path;
 
 use common::{assert_exactly_once, Env, Turn};
+use ov_engine::event::{Event, HookKind};
 use serde_json::{json, Value};
 
 const HOOKS: &str = include_str!("../../../testdata/agents/cursor/hooks.jsonl");
@@ -109,6 +110,7 @@ fn three_turns_are_captured_once_whole_with_recall_and_the_viking_read_denied() 
     // short prompt in a session that was already given its memories).
     let mut recalls: Vec<Option<String>> = Vec::new();
     let mut denied = 0;
+    let mut compacted = false;
     for (event, mut payload) in recorded() {
         // This test's own session, folder and transcript.
         payload["conversation_id"] = json!(sid);
@@ -180,6 +182,38 @@ fn three_turns_are_captured_once_whole_with_recall_and_the_viking_read_denied() 
                 assert_eq!(hook(&env, "stop", &payload), "", "stop prints nothing");
                 env.wait_worker_after_stop_of(&sid, &generation);
             }
+            "preCompact" => {
+                // Inside the last turn: the complete turns are on the server and committed
+                // when the hook returns; the running turn stays open (sent once, by its stop).
+                assert_eq!(
+                    hook(&env, "pre-compact", &payload),
+                    "",
+                    "preCompact prints nothing"
+                );
+                let remote = ov_engine::ids::remote_session_id("cu-", &sid);
+                let client = common::client(&url);
+                let held = client.session_messages(&remote).expect("read");
+                let running = &turns[turns.len() - 1];
+                for t in &turns[..turns.len() - 1] {
+                    assert!(held.iter().any(|m| m.content == t.answer), "{held:?}");
+                }
+                assert!(
+                    !held
+                        .iter()
+                        .any(|m| m.turn_id.as_deref() == Some(running.id.as_str())),
+                    "the running turn was sent before its stop: {held:?}"
+                );
+                let meta = client.session_meta(&remote).expect("meta").expect("exists");
+                assert!(meta.commit_count >= 1, "{meta:?}");
+                let events = env.events(&sid);
+                assert!(events.iter().any(|e| matches!(&e.event,
+                    Event::HookReceived(h) if h.kind == Some(HookKind::PreCompact)
+                        && h.source.as_deref() == Some("auto"))));
+                assert!(!events
+                    .iter()
+                    .any(|e| matches!(e.event, Event::OpenTurnsClosed)));
+                compacted = true;
+            }
             "sessionEnd" => {
                 assert_eq!(hook(&env, "session-end", &payload), "");
                 common::wait_all_idle(&env);
@@ -187,7 +221,7 @@ fn three_turns_are_captured_once_whole_with_recall_and_the_viking_read_denied() 
             other => panic!("unexpected event {other}"),
         }
     }
-    assert_eq!((turns.len(), denied), (3, 1));
+    assert_eq!((turns.len(), denied, compacted), (3, 1, true));
     let first = recalls[0]
         .as_deref()
         .expect("the seeded memory is recalled");
@@ -245,6 +279,7 @@ fn project_scope_install_keeps_the_repositorys_hooks() {
         ("beforeSubmitPrompt", "user-prompt-submit"),
         ("beforeReadFile", "pre-tool-use"),
         ("stop", "stop"),
+        ("preCompact", "pre-compact"),
         ("sessionEnd", "session-end"),
     ] {
         let cmd = installed["hooks"][event][0]["command"]

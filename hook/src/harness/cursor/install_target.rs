@@ -28,11 +28,12 @@ use crate::install::mcp_servers::McpServersFile;
 use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, Scope};
 
 /// Our hooks: Cursor event, subcommand, `timeout` in seconds.
-pub const HOOKS: [(&str, &str, u64); 5] = [
+pub const HOOKS: [(&str, &str, u64); 6] = [
     ("sessionStart", "session-start", 15),
     ("beforeSubmitPrompt", "user-prompt-submit", 10),
     ("beforeReadFile", "pre-tool-use", 5),
     ("stop", "stop", 10),
+    ("preCompact", "pre-compact", 30),
     ("sessionEnd", "session-end", 10),
 ];
 
@@ -175,7 +176,7 @@ impl InstallTarget for CursorTarget {
     }
 
     fn events(&self) -> &'static str {
-        "sessionStart, beforeSubmitPrompt, beforeReadFile, stop, sessionEnd"
+        "sessionStart, beforeSubmitPrompt, beforeReadFile, stop, preCompact, sessionEnd"
     }
 
     fn places(&self, home: &Path, scope: &Scope) -> Vec<Place> {
@@ -248,7 +249,7 @@ mod tests {
             "'/opt/ov hook/ovhook' --harness cursor pre-tool-use"
         );
         assert_eq!(CURSOR_HOOKS.binaries(&root), ["/opt/ov hook/ovhook"]);
-        assert_eq!(CURSOR_HOOKS.remove(&mut root), 5);
+        assert_eq!(CURSOR_HOOKS.remove(&mut root), HOOKS.len());
         assert_eq!(Value::Object(root), foreign);
         let mut fresh = Map::new();
         CURSOR_HOOKS.merge(&mut fresh, exe, Parts::HOOKS);

@@ -11,11 +11,13 @@
 //! | beforeSubmitPrompt (UserPromptSubmit) | `generation_id` | the prompt | recall as `additional_context`, always `continue: true` |
 //! | beforeReadFile (PreToolUse, as `Read`) | `generation_id` | the guard's decision | deny a `viking://` path, else `permission: allow` |
 //! | stop (Stop) | `generation_id` | the answer: the transcript's last assistant text | nothing |
+//! | preCompact (PreCompact) | `generation_id` | the compaction, with its `trigger` | nothing |
 //! | sessionEnd (SessionEnd) | — | the session's end | nothing |
 //!
-//! `preCompact` is not installed: Cursor documents it as observational (it cannot block or
-//! inject), and it may fire inside a running turn, where closing the turn (what our
-//! SessionEnd does) would split it.
+//! Cursor's `preCompact` is observational (it cannot block or inject) and may fire inside a
+//! running turn: our PreCompact sends and commits the session's complete turns before it
+//! returns and leaves the running turn open, so nothing of the compacted context is lost and
+//! no turn is split.
 
 pub mod install_target;
 pub mod output;

@@ -7,7 +7,7 @@
 //! | beforeSubmitPrompt, nothing to add | `{"continue": true}` | the prompt goes on |
 //! | beforeReadFile (deny) | `{"permission": "deny", "user_message": …, "agent_message": …}` | the read is blocked; `user_message` is documented for this hook, `agent_message` for Cursor's other gates |
 //! | beforeReadFile, allowed | `{"permission": "allow"}` | this hook fails closed: without a valid answer Cursor blocks the read |
-//! | stop, sessionEnd | nothing | |
+//! | stop, preCompact, sessionEnd | nothing | |
 //!
 //! Cursor states no limit for injected context; it is held to [`MAX_CONTEXT_CHARS`]
 //! characters, as for Claude Code.

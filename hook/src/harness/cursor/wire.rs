@@ -61,6 +61,7 @@ pub fn parse(raw: &[u8], truncated: bool) -> HookInput {
             input.tool_name = Some("Read".into());
             input.tool_input = s(&["file_path"]).map(|p| json!({ "file_path": p }));
         }
+        Some("preCompact") => input.trigger = s(&["trigger"]),
         Some("stop") => {
             input.response_text = input
                 .transcript_path
@@ -126,6 +127,18 @@ mod tests {
             reads[1].tool_input.as_ref().expect("input")["file_path"],
             "viking://user/memories/profile.md"
         );
+    }
+
+    #[test]
+    fn pre_compact_names_its_trigger_and_the_running_generation() {
+        let compactions = recorded("preCompact");
+        assert_eq!(compactions.len(), 1);
+        let c = &compactions[0];
+        assert!(c.malformed.is_none(), "{c:?}");
+        assert_eq!(c.trigger.as_deref(), Some("auto"));
+        let last_prompt = recorded("beforeSubmitPrompt").pop().expect("prompt");
+        assert_eq!(c.turn_id, last_prompt.turn_id, "it fires inside the last turn");
+        assert!(c.prompt.is_none() && c.response_text.is_none());
     }
 
     #[test]
