@@ -34,11 +34,15 @@
 //! # Files
 //!
 //! * `state.rs`: the state's types and the read-only questions asked of it.
-//! * `fold.rs`: how each event changes the state.
+//! * `fold.rs`: how each event changes the state (hooks, transcripts, the server's answers),
+//!   with `fold_outbox.rs` (planned messages, sends, commits, letting go of what is settled)
+//!   and `fold_tools.rs` (tool calls waiting for their turn's answer).
 //! * `delivered.rs`: the compact set of delivered identities.
 
 pub mod delivered;
 mod fold;
+mod fold_outbox;
+mod fold_tools;
 mod state;
 
 pub use fold::FORGOTTEN;
