@@ -166,6 +166,7 @@ harnesses! {
     opencode => [OPENCODE, KILO],
     cursor => [Cursor],
     antigravity => [Antigravity],
+    droid => [Droid],
 }
 
 /// The harness named `name` (one of [`names`]), if it is one.

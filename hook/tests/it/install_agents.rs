@@ -1,4 +1,4 @@
-//! `ovhook install --harness qwen|codex|copilot|gemini|opencode|kilo|cursor|antigravity` and `uninstall` on a temporary HOME: our
+//! `ovhook install --harness qwen|codex|copilot|gemini|opencode|kilo|cursor|antigravity|droid` and `uninstall` on a temporary HOME: our
 //! entries go into each agent's own files next to foreign ones, a re-install rewrites
 //! nothing, uninstall leaves the user's files as they were, a malformed file is refused
 //! untouched, and doctor reports the install.
@@ -96,6 +96,15 @@ fn cases() -> Vec<Case> {
             ],
             ".cursor/hooks.json",
             "/hooks/stop/1/command",
+        ),
+        (
+            "droid",
+            vec![(
+                ".factory/settings.json",
+                json!({"model": "x", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done", "timeout": 5}]}]}}),
+            )],
+            ".factory/settings.json",
+            "/hooks/Stop/1/hooks/0/command",
         ),
         (
             "antigravity",
@@ -221,6 +230,7 @@ fn a_malformed_file_is_refused_and_left_untouched() {
         ("kilo", ".config/kilo/kilo.json"),
         ("cursor", ".cursor/hooks.json"),
         ("antigravity", ".gemini/config/hooks.json"),
+        ("droid", ".factory/settings.json"),
     ] {
         let env = Env::new();
         let p = env.home().join(rel);

@@ -21,6 +21,7 @@ mod cursor;
 mod doctor;
 mod doctor_placement;
 mod drain;
+mod droid;
 mod exactly_once;
 mod guard;
 mod history;
