@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::hook_groups::{claude_shape_hooks, shell_quote, HookGroupsFile, HookSpec, CLAUDE_ENTRY};
+use crate::install::hook_groups::{claude_shape_hooks, HookGroupsFile, HookSpec, CLAUDE_ENTRY};
 use crate::install::target::{InstallTarget, Parts, Place, Scope};
 
 /// The hooks ovhook installs into Droid.
@@ -71,14 +71,10 @@ impl InstallTarget for DroidTarget {
     }
 
     fn notes(&self, _scope: &Scope) -> Vec<String> {
-        let exe = std::env::current_exe()
-            .map(|p| shell_quote(&p.to_string_lossy()))
-            .unwrap_or_else(|_| "ovhook".into());
-        vec![format!(
-            "Droid's MCP servers are not written by install: for OpenViking's MCP tools in \
-             Droid, add a stdio MCP server named openviking that runs {exe} mcp \
-             (Droid's /mcp screen or its MCP settings)"
-        )]
+        vec!["Droid's MCP servers are not written by install: for OpenViking's MCP tools in \
+              Droid, add a stdio MCP server named openviking that runs the ovhook binary the \
+              hooks above run, with the argument mcp"
+            .to_owned()]
     }
 }
 
@@ -119,6 +115,11 @@ mod tests {
         );
         assert_eq!(hooks["Stop"].as_array().map(Vec::len), Some(2));
         assert!(root.get("mcpServers").is_none(), "no MCP entry is written");
+        let notes = DROID.notes(&Scope::User);
+        assert!(
+            notes.iter().any(|n| n.contains("openviking") && n.ends_with("mcp")),
+            "the install says how to add the MCP server by hand: {notes:?}"
+        );
         assert_eq!(DROID_SETTINGS.remove(&mut root), HOOKS.len());
         assert_eq!(Value::Object(root), foreign);
         assert_eq!(
