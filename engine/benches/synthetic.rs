@@ -69,6 +69,7 @@ pub fn turns(first: usize, count: usize, pad: &str) -> Vec<Envelope> {
                 }],
                 skipped_lines: 0,
                 bad_lines: 0,
+                tools: Vec::new(),
             },
         });
         let messages: Vec<PlannedMessage> = [(Role::User, &prompt), (Role::Assistant, &answer)]

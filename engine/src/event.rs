@@ -200,10 +200,6 @@ impl WorkerReason {
 
 /// Events of a session journal. Append-only: new variants go at the end.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "an event is built once per record and folded by reference; a hook's 14 optional fields are its largest variant"
-)]
 pub enum Event {
     /// A hook invocation was received.
     HookReceived(HookReceived),

@@ -12,8 +12,8 @@
 //! # Design
 //!
 //! A tool call enters the engine in one place, [`ToolCall::capture`]: a hook payload
-//! (Codex's and Qwen Code's PostToolUse) or a transcript read (the readers give
-//! [`RawToolCall`]s). There every string of it (id, name, every key and string value of the
+//! (Codex's and Qwen Code's PostToolUse) or a transcript read (Claude Code's reader gives
+//! [`TurnTools`], which the worker passes as [`RawToolCall`]s). There every string of it (id, name, every key and string value of the
 //! input, the output) passes the capture privacy rule ([`crate::privacy::Policy::capture`],
 //! as assistant text), and then it is bounded:
 //!
@@ -82,6 +82,87 @@ pub struct RawToolCall<'a> {
     pub output: Option<&'a Value>,
     /// The tool reported a failure.
     pub failed: bool,
+}
+
+/// A tool call as a transcript reader gives it, owned, nothing applied yet: it never enters
+/// the journal as it is, only through [`ToolCall::capture`] (the chunk carries it unserialized).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TranscriptToolCall {
+    /// The harness's id of the call.
+    pub id: Option<String>,
+    /// The tool's name (empty when the range held only the call's result: its name is then
+    /// the one the turn's kept call of that id has).
+    pub name: String,
+    /// The input.
+    pub input: Option<Value>,
+    /// The output, when the range held the result.
+    pub output: Option<Value>,
+    /// The tool reported a failure.
+    pub failed: bool,
+}
+
+impl TranscriptToolCall {
+    /// The call as [`ToolCall::capture`] takes it, named `name` when it has no name itself.
+    pub fn raw<'a>(&'a self, name: &'a str) -> RawToolCall<'a> {
+        RawToolCall {
+            id: self.id.as_deref(),
+            name: if self.name.is_empty() {
+                name
+            } else {
+                &self.name
+            },
+            input: self.input.as_ref(),
+            output: self.output.as_ref(),
+            failed: self.failed,
+        }
+    }
+}
+
+/// The tool calls of one turn of a transcript range, in call order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TurnTools {
+    /// The turn.
+    pub turn_id: String,
+    /// Its calls (at most [`MAX_CALLS_PER_TURN`]).
+    pub calls: Vec<TranscriptToolCall>,
+}
+
+impl TurnTools {
+    /// A call's `tool_use` block: a new call, or the name and input of one whose result came
+    /// first.
+    pub fn call(&mut self, id: Option<String>, name: String, input: Option<Value>) {
+        if let Some(c) = self.find(id.as_deref()) {
+            c.name = name;
+            c.input = input;
+        } else if self.calls.len() < MAX_CALLS_PER_TURN {
+            self.calls.push(TranscriptToolCall {
+                id,
+                name,
+                input,
+                ..TranscriptToolCall::default()
+            });
+        }
+    }
+
+    /// A call's result, paired with its call by `id`.
+    pub fn result(&mut self, id: String, output: Value, failed: bool) {
+        if let Some(c) = self.find(Some(&id)) {
+            c.output = Some(output);
+            c.failed |= failed;
+        } else if self.calls.len() < MAX_CALLS_PER_TURN {
+            self.calls.push(TranscriptToolCall {
+                id: Some(id),
+                output: Some(output),
+                failed,
+                ..TranscriptToolCall::default()
+            });
+        }
+    }
+
+    fn find(&mut self, id: Option<&str>) -> Option<&mut TranscriptToolCall> {
+        let id = id?;
+        self.calls.iter_mut().find(|c| c.id.as_deref() == Some(id))
+    }
 }
 
 impl ToolCall {

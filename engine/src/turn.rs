@@ -192,6 +192,11 @@ pub struct TranscriptChunk {
     pub skipped_lines: u32,
     /// Complete lines that were not valid JSON or lacked the needed fields.
     pub bad_lines: u32,
+    /// The tool calls of the range's turns, raw (readers that know them: Claude Code). Never
+    /// serialized: the worker passes them through [`crate::tool::ToolCall::capture`] and
+    /// journals what that keeps, only with `capture.tools` on.
+    #[serde(skip)]
+    pub tools: Vec<crate::tool::TurnTools>,
 }
 
 /// A message that is ready to be planned: its turn is complete and its content known.

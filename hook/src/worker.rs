@@ -73,6 +73,7 @@ impl WorkerContext for WorkerCtx {
         s.backoff_ms = self.cfg.network.backoff_ms;
         s.privacy = self.privacy.clone();
         s.retention_days = self.cfg.journal.retention_days;
+        s.capture_tools = self.cfg.capture.tools;
         s
     }
 }

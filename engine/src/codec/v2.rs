@@ -337,6 +337,7 @@ impl From<TranscriptChunk> for turn::TranscriptChunk {
             fragments: c.fragments.into_iter().map(Into::into).collect(),
             skipped_lines: c.skipped_lines,
             bad_lines: c.bad_lines,
+            tools: Vec::new(),
         }
     }
 }

@@ -24,6 +24,7 @@
 mod commit;
 mod reconcile;
 mod send;
+mod tools;
 mod transport;
 mod worker;
 
@@ -86,6 +87,9 @@ pub struct DeliverySettings {
     /// `journal.retention_days`: the worker prunes segments only a snapshot still needs
     /// once they are this old ([`crate::retention`]).
     pub retention_days: u64,
+    /// `capture.tools`: the tool calls a transcript read finds are journaled
+    /// ([`crate::tool`]); off, nothing of them is.
+    pub capture_tools: bool,
 }
 
 impl From<&DeliverySettings> for crate::plan::PlanSettings {
@@ -117,6 +121,7 @@ impl DeliverySettings {
             answer_precedence: crate::turnbook::AnswerPrecedence::StopFirst,
             privacy: crate::privacy::Policy::builtin(),
             retention_days: crate::config::DEFAULT_RETENTION_DAYS,
+            capture_tools: false,
         }
     }
 }
@@ -208,7 +213,7 @@ pub(super) fn deliver_from(
 
     // 2. Transcript: what is new since the last read.
     if let Some(source) = transcript {
-        read_transcript(&mut run, source, &settings.privacy)?;
+        read_transcript(&mut run, source, settings)?;
     }
     if settings.close_open_turns {
         run.append(Event::OpenTurnsClosed, Durability::Buffered)?;
@@ -293,8 +298,9 @@ fn unread_lines(chunk: &TranscriptChunk) -> Option<String> {
 fn read_transcript(
     run: &mut Run<'_>,
     source: &dyn TranscriptSource,
-    privacy: &crate::privacy::Policy,
+    settings: &DeliverySettings,
 ) -> Result<(), RunError> {
+    let privacy = &settings.privacy;
     for _ in 0..MAX_READS_PER_PASS {
         let resume = run
             .state
@@ -304,6 +310,7 @@ fn read_transcript(
         let last_turn = resume.and(run.state.book.last_rollout_turn());
         match source.read_after(resume, last_turn) {
             Ok(Some(mut chunk)) => {
+                let tools = std::mem::take(&mut chunk.tools);
                 let redacted = privacy.chunk(&mut chunk);
                 let moved = chunk.rescanned
                     || resume.is_none_or(|(id, off)| id != chunk.identity || off != chunk.end);
@@ -326,6 +333,11 @@ fn read_transcript(
                             },
                             Durability::Buffered,
                         )?;
+                    }
+                }
+                if settings.capture_tools {
+                    for event in tools::transcript_tool_events(&run.state, &tools, privacy) {
+                        run.append(event, Durability::Buffered)?;
                     }
                 }
                 if let Some(message) = unread {

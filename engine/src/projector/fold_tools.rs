@@ -18,14 +18,27 @@ impl State {
         }
     }
 
+    /// Whether tool calls of turn `turn_id` are still taken: its answer is neither planned nor
+    /// delivered, and the session is not forgotten.
+    pub fn takes_tool_calls(&self, turn_id: &str) -> bool {
+        let answer = DedupKey::for_turn(turn_id, Role::Assistant);
+        !(self.messages.contains_key(&answer)
+            || self.delivered.contains(key_identity(&answer))
+            || self.forgotten_at_ms.is_some())
+    }
+
+    /// The tool calls kept for turn `turn_id` (not planned yet).
+    pub fn kept_tool_calls(&self, turn_id: &str) -> &[crate::tool::ToolCall] {
+        self.tool_calls
+            .iter()
+            .find(|(t, _)| t == turn_id)
+            .map_or(&[], |(_, c)| c.as_slice())
+    }
+
     /// Tool calls of `turn_id` wait for its assistant message; ignored once that message was
     /// planned (or delivered): they go with it or not at all.
     pub(super) fn add_tool_calls(&mut self, turn_id: &str, calls: &[crate::tool::ToolCall]) {
-        let answer = DedupKey::for_turn(turn_id, Role::Assistant);
-        if self.messages.contains_key(&answer)
-            || self.delivered.contains(key_identity(&answer))
-            || self.forgotten_at_ms.is_some()
-        {
+        if !self.takes_tool_calls(turn_id) {
             return;
         }
         match self.tool_calls.iter_mut().find(|(t, _)| t == turn_id) {

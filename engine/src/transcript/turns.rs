@@ -28,6 +28,11 @@ pub trait TurnState {
     /// The turn's fragment once the range is read; `superseded` when it is not the running
     /// turn.
     fn into_fragment(self, superseded: bool) -> TurnFragment;
+    /// The turn's tool calls, raw, for readers that collect them (taken before
+    /// [`TurnState::into_fragment`]).
+    fn take_tools(&mut self) -> Option<crate::tool::TurnTools> {
+        None
+    }
 }
 
 /// The prompt and answer of one turn, as most transcripts give them: each model call
@@ -205,7 +210,12 @@ impl<T: TurnState> Turns<T> {
             .turns
             .into_iter()
             .enumerate()
-            .map(|(i, t)| t.into_fragment(Some(i) != running))
+            .map(|(i, mut t)| {
+                if let Some(tools) = t.take_tools().filter(|t| !t.calls.is_empty()) {
+                    chunk.tools.push(tools);
+                }
+                t.into_fragment(Some(i) != running)
+            })
             .collect();
         chunk
     }

@@ -115,6 +115,66 @@ fn book_of_reads(cuts: &[u64]) -> TurnBook {
     book
 }
 
+/// The Read turn's `tool_use` block and the `tool_result` after it are one call, paired by
+/// `tool_use_id`; no other turn called a tool. Read line by line, the call's ranges together
+/// still give its name, input and output.
+#[test]
+fn the_read_turn_carries_its_tool_call_paired_with_its_result() {
+    let want = ov_engine::tool::TranscriptToolCall {
+        id: Some("toolu_5faa69055df54390ac8020af".into()),
+        name: "Read".into(),
+        input: Some(serde_json::json!({"file_path": "notes.md"})),
+        output: Some(serde_json::json!("1\t# Notes\n2\tNOTE-42\n3\t")),
+        failed: false,
+    };
+    let c = whole();
+    let turns: Vec<&str> = c.tools.iter().map(|t| t.turn_id.as_str()).collect();
+    assert_eq!(turns, [READ_TURN]);
+    assert_eq!(
+        c.tools.iter().flat_map(|t| &t.calls).collect::<Vec<_>>(),
+        [&want]
+    );
+
+    let path = recorded();
+    let mut resume = None;
+    let mut book = TurnBook::new();
+    let mut pieces = ov_engine::tool::TurnTools::default();
+    let bytes = std::fs::read(&path).expect("read");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let copy = tmp.path().join("t.jsonl");
+    std::fs::write(&copy, b"").expect("create");
+    for cut in boundaries().into_iter().skip(1) {
+        use std::io::Write;
+        let have = std::fs::metadata(&copy).expect("meta").len();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&copy)
+            .expect("open");
+        f.write_all(&bytes[have as usize..cut as usize])
+            .expect("append");
+        let chunk = read_chunk(&copy, resume, book.last_rollout_turn())
+            .expect("read")
+            .expect("exists");
+        resume = Some((chunk.identity, chunk.end));
+        book.observe_chunk(&chunk);
+        for t in chunk.tools {
+            assert_eq!(t.turn_id, READ_TURN);
+            for call in t.calls {
+                if call.name.is_empty() {
+                    pieces.result(
+                        call.id.clone().expect("a result names its call"),
+                        call.output.clone().expect("output"),
+                        call.failed,
+                    );
+                } else {
+                    pieces.call(call.id, call.name, call.input);
+                }
+            }
+        }
+    }
+    assert_eq!(pieces.calls, [want]);
+}
+
 #[test]
 fn incremental_reads_give_the_same_turns_as_one_read() {
     let one = book_of_reads(&[]).candidates_by(AnswerPrecedence::TranscriptFirst);

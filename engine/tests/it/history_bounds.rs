@@ -91,6 +91,7 @@ fn a_rescan_plans_no_delivered_turn_whose_record_was_let_go() {
                 fragments,
                 skipped_lines: 0,
                 bad_lines: 0,
+                tools: Vec::new(),
             },
         },
     });

@@ -346,6 +346,7 @@ fn no_bounded_window_after_3000_turns() -> TestResult {
                 fragments,
                 skipped_lines: 0,
                 bad_lines: 0,
+                tools: Vec::new(),
             },
         },
     );
@@ -539,6 +540,7 @@ fn a_message_with_nothing_to_send_is_dropped_by_planner_and_projector() {
                     fragment("t2", "answer t2", false),
                 ],
                 skipped_lines: 0,
+                tools: Vec::new(),
                 bad_lines: 0,
             },
         },

@@ -208,6 +208,7 @@ fn wild_event() -> impl Strategy<Value = Event> {
                         fragments,
                         skipped_lines,
                         bad_lines,
+                        tools: Vec::new(),
                     },
                 }
             },

@@ -22,14 +22,14 @@ fn recorded(name: &str) -> String {
 const RECORDED_SID: &str = "a3508959-08af-49dc-a154-6ed5d3f59b8b";
 
 /// One `claude -p` invocation: its hook payloads and the transcript lines it wrote.
-struct Invocation {
-    hooks: Vec<Value>,
-    transcript: String,
+pub(crate) struct Invocation {
+    pub hooks: Vec<Value>,
+    pub transcript: String,
 }
 
 /// The recording split per invocation (each starts with SessionStart; each wrote the
 /// transcript lines from its queue `enqueue` line to the next one's).
-fn invocations(sid: &str, cwd: &str, transcript: &str) -> Vec<Invocation> {
+pub(crate) fn invocations(sid: &str, cwd: &str, transcript: &str) -> Vec<Invocation> {
     let mut out: Vec<Invocation> = Vec::new();
     for line in recorded("hooks.jsonl").lines() {
         let mut v: Value = serde_json::from_str(line).expect("recorded payload");
@@ -60,7 +60,7 @@ fn invocations(sid: &str, cwd: &str, transcript: &str) -> Vec<Invocation> {
     out
 }
 
-fn command_of(event: &str) -> &'static str {
+pub(crate) fn command_of(event: &str) -> &'static str {
     match event {
         "SessionStart" => "session-start",
         "UserPromptSubmit" => "user-prompt-submit",

@@ -292,3 +292,121 @@ fn post_tool_use_is_installed_only_while_capture_tools_is_on() {
         assert_eq!(ours(), vec!["lint-after"], "{harness}: uninstalled");
     }
 }
+
+/// Plays the first invocation of the recorded Claude Code session (a Read turn: a `tool_use`
+/// block, its `tool_result`, a two-block answer) through the real binary, with a secret put into
+/// the tool's input and output; returns the session id and the transcript's path.
+fn play_claude_code_read_turn(env: &Env) -> (String, std::path::PathBuf) {
+    use std::io::Write;
+    let sid = unique_session();
+    let cwd = env.home().join("work");
+    std::fs::create_dir_all(&cwd).expect("cwd");
+    let cwd = cwd.display().to_string();
+    let transcript = env
+        .home()
+        .join(".claude/projects")
+        .join(ov_engine::transcript::claude_code::project_dir_name(&cwd))
+        .join(format!("{sid}.jsonl"));
+    std::fs::create_dir_all(transcript.parent().expect("dir")).expect("mkdir");
+    let path = transcript.display().to_string();
+    let first = crate::claude_code::invocations(&sid, &cwd, &path)
+        .into_iter()
+        .next()
+        .expect("the Read turn");
+    let lines = first
+        .transcript
+        .replace("NOTE-42", &format!("NOTE-42 {SECRET}"))
+        .replace(
+            r#""file_path":"notes.md""#,
+            &format!(r#""file_path":"notes.md {SECRET}""#),
+        );
+    for (i, payload) in first.hooks.iter().enumerate() {
+        let event = payload["hook_event_name"].as_str().expect("event");
+        if i == 1 {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&transcript)
+                .and_then(|mut f| f.write_all(lines.as_bytes()))
+                .expect("transcript");
+        }
+        let out = env.run_with(
+            &[
+                "--harness",
+                "claude-code",
+                crate::claude_code::command_of(event),
+            ],
+            payload.to_string().as_bytes(),
+            &[("OVHOOK_NO_DETACH", "1")],
+        );
+        assert_eq!(out.status.code(), Some(0), "{event}");
+    }
+    crate::common::wait_all_idle(env);
+    (sid, transcript)
+}
+
+const READ_CALL: &str = "toolu_5faa69055df54390ac8020af";
+
+/// A Claude Code turn's `tool_use`/`tool_result` pair reaches the real server as one tool part
+/// of its answer, once: a rescan of the transcript and another drain add nothing; the secret in
+/// the call's input and output never reaches the journal or the server.
+#[test]
+fn a_claude_code_transcript_turn_reaches_the_real_server_with_its_tool_part_once() {
+    let Some(url) = server_url() else {
+        return;
+    };
+    let mut env = Env::with_url(&url);
+    env.set("OPENVIKING_CAPTURE_TOOLS", "1");
+    env.set("OPENVIKING_AUTO_RECALL", "0");
+    let (sid, transcript) = play_claude_code_read_turn(&env);
+    // The same bytes under a new inode: the next read starts again from 0.
+    let copy = transcript.with_extension("copy");
+    std::fs::copy(&transcript, &copy).expect("copy");
+    std::fs::rename(&copy, &transcript).expect("replace");
+    env.drain();
+    env.drain();
+
+    let tools = tool_events(&env, &sid);
+    let [Event::ToolCalls { calls, origin, .. }] = tools.as_slice() else {
+        panic!("one ToolCalls event: {tools:?}");
+    };
+    assert_eq!(origin, "transcript");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].id.as_deref(), Some(READ_CALL));
+    let bytes = all_bytes(&env.state());
+    assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
+
+    let remote = ov_engine::ids::remote_session_id("cc-", &sid);
+    let held = client(&url).session_messages(&remote).expect("read back");
+    let answers: Vec<_> = held.iter().filter(|m| m.role == "assistant").collect();
+    assert_eq!(answers.len(), 1, "{held:#?}");
+    let parts = &answers[0].tool_parts;
+    assert_eq!(parts.len(), 1, "{parts:#?}");
+    assert_eq!(parts[0]["tool_name"], json!("Read"));
+    assert_eq!(parts[0]["tool_id"], json!(READ_CALL));
+    assert_eq!(parts[0]["tool_status"], json!("completed"));
+    let output = parts[0]["tool_output"].as_str().unwrap_or_default();
+    assert!(output.contains("NOTE-42"), "{output}");
+    assert!(!output.contains(SECRET), "{output}");
+    let input = parts[0]["tool_input"].to_string();
+    assert!(
+        input.contains("notes.md") && !input.contains(SECRET),
+        "{input}"
+    );
+}
+
+/// With `capture.tools` off, a Claude Code transcript's tool calls leave nothing in the journal.
+#[test]
+fn a_claude_code_transcript_journals_nothing_of_a_tool_when_capture_tools_is_off() {
+    let env = Env::new();
+    let (sid, _) = play_claude_code_read_turn(&env);
+    assert!(env
+        .events(&sid)
+        .iter()
+        .any(|e| matches!(e.event, Event::RolloutRead { .. })));
+    assert!(tool_events(&env, &sid).is_empty());
+    let bytes = all_bytes(&env.state());
+    assert!(!bytes
+        .windows(READ_CALL.len())
+        .any(|w| w == READ_CALL.as_bytes()));
+}

@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::text;
 
@@ -24,6 +25,8 @@ pub enum Entry {
     TurnContinues {
         /// `promptId`.
         prompt_id: String,
+        /// Its `tool_result` blocks.
+        results: Vec<ToolResult>,
     },
     /// A main-chain user entry that is not the user's words: a task notification,
     /// a compaction summary, an `isMeta` entry, a local command.
@@ -50,8 +53,33 @@ pub struct AssistantLine {
     pub tool_use: bool,
     /// `isApiErrorMessage`: a failed model call, written as a synthetic message.
     pub api_error: bool,
+    /// The line's `tool_use` blocks.
+    pub tool_calls: Vec<ToolUse>,
     /// The line's `timestamp` (ms since the epoch), when readable.
     pub at_ms: Option<u64>,
+}
+
+/// A `tool_use` block of an assistant line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolUse {
+    /// `id`.
+    pub id: Option<String>,
+    /// `name`.
+    pub name: String,
+    /// `input`.
+    pub input: Option<Value>,
+}
+
+/// A `tool_result` block of a user entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    /// `tool_use_id`: the call it answers.
+    pub tool_use_id: String,
+    /// `content`: a string, or the text of its `text` blocks joined by a newline, else the
+    /// JSON as it is.
+    pub output: Value,
+    /// `is_error`.
+    pub failed: bool,
 }
 
 /// Why a complete line could not be used.
@@ -114,6 +142,59 @@ struct WireBlock<'a> {
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(default)]
+    is_error: Option<bool>,
+}
+
+/// The `tool_result` blocks of a user entry's array content.
+fn tool_results(content: &RawValue) -> Vec<ToolResult> {
+    let Ok(blocks) = serde_json::from_str::<Vec<WireBlock<'_>>>(content.get()) else {
+        return Vec::new();
+    };
+    blocks
+        .into_iter()
+        .filter(|b| b.kind.as_deref() == Some("tool_result"))
+        .filter_map(|b| {
+            let tool_use_id = b.tool_use_id.filter(|i| !i.is_empty())?.into_owned();
+            Some(ToolResult {
+                tool_use_id,
+                output: b.content.map_or(Value::Null, result_output),
+                failed: b.is_error == Some(true),
+            })
+        })
+        .collect()
+}
+
+/// A `tool_result`'s content: its string, the text of its `text` blocks, else its JSON.
+fn result_output(content: &RawValue) -> Value {
+    let Ok(v) = serde_json::from_str::<Value>(content.get()) else {
+        return Value::Null;
+    };
+    let Value::Array(blocks) = &v else {
+        return v;
+    };
+    let texts: Option<Vec<&str>> = blocks
+        .iter()
+        .map(|b| {
+            (b.get("type").and_then(Value::as_str) == Some("text"))
+                .then(|| b.get("text").and_then(Value::as_str))
+                .flatten()
+        })
+        .collect();
+    match texts {
+        Some(t) => Value::String(t.join("\n")),
+        None => v,
+    }
 }
 
 /// Opening tags of the entries Claude Code writes for a local (slash or bang) command.
@@ -174,11 +255,17 @@ fn user_entry(wire: &WireEntry<'_>) -> Result<Entry, EntryError> {
         return Ok(not_words);
     }
     let Some(content) = wire.message.as_ref().and_then(|m| m.content) else {
-        return Ok(Entry::TurnContinues { prompt_id });
+        return Ok(Entry::TurnContinues {
+            prompt_id,
+            results: Vec::new(),
+        });
     };
     // String content is a prompt; an array is tool results (or pasted blocks).
     let Ok(raw_text) = serde_json::from_str::<Cow<'_, str>>(content.get()) else {
-        return Ok(Entry::TurnContinues { prompt_id });
+        return Ok(Entry::TurnContinues {
+            prompt_id,
+            results: tool_results(content),
+        });
     };
     let trimmed = raw_text.trim_start();
     if LOCAL_COMMAND_TAGS.iter().any(|t| trimmed.starts_with(t)) {
@@ -221,7 +308,16 @@ fn assistant_entry(wire: &WireEntry<'_>) -> Result<Entry, EntryError> {
                                 line.texts.push(t.into_owned());
                             }
                         }
-                        Some("tool_use") => line.tool_use = true,
+                        Some("tool_use") => {
+                            line.tool_use = true;
+                            if let Some(name) = b.name.filter(|n| !n.is_empty()) {
+                                line.tool_calls.push(ToolUse {
+                                    id: b.id.map(Cow::into_owned),
+                                    name: name.into_owned(),
+                                    input: b.input.and_then(|i| serde_json::from_str(i.get()).ok()),
+                                });
+                            }
+                        }
                         _ => {}
                     }
                 }
@@ -297,7 +393,12 @@ mod tests {
         assert_eq!(
             t,
             Entry::TurnContinues {
-                prompt_id: "p1".into()
+                prompt_id: "p1".into(),
+                results: vec![ToolResult {
+                    tool_use_id: "t".into(),
+                    output: Value::String("x".into()),
+                    failed: false,
+                }],
             }
         );
         for line in [
@@ -339,6 +440,7 @@ mod tests {
                 texts: vec!["two".into()],
                 tool_use: false,
                 api_error: false,
+                tool_calls: Vec::new(),
                 at_ms: None,
             })
         );
@@ -349,6 +451,14 @@ mod tests {
             panic!("assistant")
         };
         assert!(tu.tool_use);
+        assert_eq!(
+            tu.tool_calls,
+            [ToolUse {
+                id: Some("t".into()),
+                name: "Read".into(),
+                input: Some(serde_json::json!({})),
+            }]
+        );
         let Entry::Assistant(err) = parse_entry(
             br#"{"type":"assistant","isApiErrorMessage":true,"message":{"id":"m3","model":"<synthetic>","content":[{"type":"text","text":"API Error: 500"}],"stop_reason":"stop_sequence"}}"#,
         )

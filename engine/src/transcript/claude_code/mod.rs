@@ -22,6 +22,7 @@
 //! | a user entry that is not the user's words under a new `promptId` starts a turn that is not captured: the assistant lines after it are dropped | [`read_chunk`] |
 //! | answer = the last message (by `message.id`) whose `stop_reason` is not `tool_use`, that has no `tool_use` block and is not an API error (`isApiErrorMessage`), all its text blocks in `apiBlockIndex` order, joined by a blank line | [`read_chunk`] |
 //! | a turn whose latest message is an API error is `interrupted` (its model call failed) | [`read_chunk`] |
+//! | tool calls = the turn's `tool_use` blocks (`id`, `name`, `input`), each with the `tool_result` block of a later user entry whose `tool_use_id` is its id (`content`: a string, or the text of its `text` blocks; `is_error`), raw in the chunk's `tools` | [`read_chunk`], [`crate::tool::TurnTools`] |
 //! | every turn but the running one (the one the range's latest turn line named) is `superseded` | [`crate::transcript::turns`] |
 //! | resume only on the same (dev, inode) and a size ≥ the offset, else rescan from 0 | [`read_chunk`] |
 //!
@@ -33,7 +34,7 @@ mod line;
 mod reader;
 mod task;
 
-pub use line::{parse_entry, AssistantLine, Entry, EntryError};
+pub use line::{parse_entry, AssistantLine, Entry, EntryError, ToolResult, ToolUse};
 pub use reader::read_chunk;
 pub use task::{subagent_task, TASK_READ_BYTES};
 

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
+use crate::tool::TurnTools;
 use crate::transcript::turns::{TurnState, TurnText, Turns};
 use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
 
@@ -61,10 +62,15 @@ impl Message {
 struct Acc {
     text: TurnText,
     current: Option<Message>,
+    /// The turn's tool calls, paired with their results by id.
+    tools: TurnTools,
 }
 
 impl Acc {
-    fn add(&mut self, line: AssistantLine) {
+    fn add(&mut self, mut line: AssistantLine) {
+        for call in std::mem::take(&mut line.tool_calls) {
+            self.tools.call(call.id, call.name, call.input);
+        }
         if self
             .current
             .as_ref()
@@ -98,9 +104,17 @@ impl Acc {
 impl TurnState for Acc {
     fn new(turn_id: String) -> Acc {
         Acc {
+            tools: TurnTools {
+                turn_id: turn_id.clone(),
+                calls: Vec::new(),
+            },
             text: TurnText::new(turn_id),
             current: None,
         }
+    }
+
+    fn take_tools(&mut self) -> Option<TurnTools> {
+        Some(std::mem::take(&mut self.tools))
     }
 
     fn into_fragment(mut self, superseded: bool) -> TurnFragment {
@@ -191,11 +205,14 @@ pub fn read_chunk(
                 turns.turn(prompt_id).text.prompt_once(text, at_ms);
                 current = Current::Running;
             }
-            Entry::TurnContinues { prompt_id } => {
+            Entry::TurnContinues { prompt_id, results } => {
                 current = if not_user.contains(&prompt_id) {
                     Current::Dropped
                 } else {
-                    turns.turn(prompt_id);
+                    let turn = turns.turn(prompt_id);
+                    for r in results {
+                        turn.tools.result(r.tool_use_id, r.output, r.failed);
+                    }
                     Current::Running
                 };
             }

@@ -390,6 +390,7 @@ pub fn events(ops: &[(Op, u64)]) -> Vec<Envelope> {
                         fragments,
                         skipped_lines: 1,
                         bad_lines: u32::from(n == 3),
+                        tools: Vec::new(),
                     },
                 });
             }
