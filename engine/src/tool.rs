@@ -12,8 +12,8 @@
 //! # Design
 //!
 //! A tool call enters the engine in one place, [`ToolCall::capture`]: a hook payload
-//! (Codex's and Qwen Code's PostToolUse) or a transcript read (Claude Code's reader gives
-//! [`TurnTools`], which the worker passes as [`RawToolCall`]s). There every string of it (id, name, every key and string value of the
+//! (Codex's and Qwen Code's PostToolUse) or a transcript read (Claude Code's and Copilot's readers
+//! give [`TurnTools`], which the worker passes as [`RawToolCall`]s). There every string of it (id, name, every key and string value of the
 //! input, the output) passes the capture privacy rule ([`crate::privacy::Policy::capture`],
 //! as assistant text), and then it is bounded:
 //!
@@ -121,7 +121,8 @@ impl TranscriptToolCall {
 /// The tool calls of one turn of a transcript range, in call order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TurnTools {
-    /// The turn.
+    /// The turn; empty for results whose call was requested before the range (each then goes
+    /// to the turn that keeps a call of its id).
     pub turn_id: String,
     /// Its calls (at most [`MAX_CALLS_PER_TURN`]).
     pub calls: Vec<TranscriptToolCall>,

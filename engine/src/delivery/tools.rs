@@ -6,7 +6,7 @@
 //! | only turns whose answer is not planned or delivered ([`State::takes_tool_calls`]) | the tool parts go with the answer's one request |
 //! | every call through [`ToolCall::capture`] | the one entry rule: privacy, then bounds |
 //! | a call journaled only when it adds to what the turn keeps | re-reading a transcript (a rescan) journals nothing again |
-//! | a result whose call was in an earlier range takes the name the turn keeps for its id | a range may end between a call and its result |
+//! | a result whose call was in an earlier range takes the name the turn keeps for its id; one the reader could not place in a turn goes to the turn that keeps its call | a range may end between a call and its result |
 
 use crate::event::Event;
 use crate::privacy::{Policy, Redactions};
@@ -22,7 +22,8 @@ pub(super) fn transcript_tool_events(
     policy: &Policy,
 ) -> Vec<Event> {
     let mut events = Vec::new();
-    for turn in tools {
+    for turn in tools.iter().flat_map(|t| placed(state, t)) {
+        let turn = &turn;
         let id = turn.turn_id.as_str();
         let consented = state.book.consent_of(id).is_some_and(|c| c.is_given());
         if !consented || !state.takes_tool_calls(id) {
@@ -59,6 +60,32 @@ pub(super) fn transcript_tool_events(
         }
     }
     events
+}
+
+/// `turn` as journaled: itself, or, for results of calls requested before the range (no turn
+/// id), one per turn that keeps a call of their id (a result no turn keeps is dropped).
+fn placed(state: &State, turn: &TurnTools) -> Vec<TurnTools> {
+    if !turn.turn_id.is_empty() {
+        return vec![turn.clone()];
+    }
+    let mut out: Vec<TurnTools> = Vec::new();
+    for call in &turn.calls {
+        let Some((turn_id, _)) = state
+            .tool_calls
+            .iter()
+            .find(|(_, kept)| kept.iter().any(|k| k.id.is_some() && k.id == call.id))
+        else {
+            continue;
+        };
+        match out.iter_mut().find(|t| t.turn_id == *turn_id) {
+            Some(t) => t.calls.push(call.clone()),
+            None => out.push(TurnTools {
+                turn_id: turn_id.clone(),
+                calls: vec![call.clone()],
+            }),
+        }
+    }
+    out
 }
 
 /// Whether `call` changes what `kept` holds: a new call, or a sighting that adds to one.
@@ -180,6 +207,35 @@ mod tests {
         let kept = state.kept_tool_calls("t1");
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].output.as_deref(), Some("NOTE-42"));
+    }
+
+    #[test]
+    fn a_result_without_its_turn_goes_to_the_turn_that_keeps_its_call() {
+        let mut state = prompted("t1");
+        for e in transcript_tool_events(
+            &state,
+            &[turn("t1", vec![read_call(None)])],
+            &Policy::builtin(),
+        ) {
+            state.apply(&at(e));
+        }
+        let result = TranscriptToolCall {
+            id: Some("toolu_1".into()),
+            output: Some(json!("NOTE-42")),
+            ..TranscriptToolCall::default()
+        };
+        let stray = TranscriptToolCall {
+            id: Some("toolu_9".into()),
+            ..result.clone()
+        };
+        let events =
+            transcript_tool_events(&state, &[turn("", vec![result, stray])], &Policy::builtin());
+        let [Event::ToolCalls { turn_id, calls, .. }] = events.as_slice() else {
+            panic!("one event: {events:?}")
+        };
+        assert_eq!(turn_id, "t1");
+        assert_eq!(calls.len(), 1, "the result no turn keeps is dropped");
+        assert_eq!(calls[0].output.as_deref(), Some("NOTE-42"));
     }
 
     #[test]

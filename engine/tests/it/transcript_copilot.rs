@@ -249,3 +249,107 @@ fn the_latest_prompt_is_the_last_user_message() -> R {
     assert!(ov_engine::transcript::copilot::latest_prompt_id(&fifo).is_err());
     Ok(())
 }
+
+/// The recorded session's tool calls: each `toolRequests` item of an `assistant.message` with
+/// the `tool.execution_complete` that answers it (by `toolCallId`), in the turn that asked;
+/// the call the preToolUse hook denied is a failure whose output says why. Read line by line,
+/// the ranges together give the same calls.
+#[test]
+fn the_recorded_tool_calls_are_paired_with_their_results_in_their_turns() -> R {
+    use ov_engine::tool::{TranscriptToolCall, TurnTools};
+    let path = recorded().join("transcript.jsonl");
+    let whole = read_chunk(&path, None)?.ok_or("exists")?;
+    // (turn, [(call id, tool, output as recorded, failed)])
+    type Calls<'a> = Vec<(&'a str, Vec<(&'a str, &'a str, bool, bool)>)>;
+    let got: Calls<'_> = whole
+        .tools
+        .iter()
+        .map(|t| {
+            let calls = t
+                .calls
+                .iter()
+                .map(|c: &TranscriptToolCall| {
+                    let out = c.output.as_ref().and_then(|o| o.as_str()).unwrap_or("");
+                    (
+                        c.id.as_deref().unwrap_or(""),
+                        c.name.as_str(),
+                        out.contains("NOTE-CONTENT-42") || out.contains("DENY-MARKER"),
+                        c.failed,
+                    )
+                })
+                .collect();
+            (t.turn_id.as_str(), calls)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "9f0011f0-7928-434e-8061-52d3398ef987",
+                vec![("call_ffc6a1596b4c4533bfed", "view", true, false)]
+            ),
+            (
+                "6381dde6-d502-4311-a510-aef0ae6c2a4a",
+                vec![("call_d88627740c7346b89cb3", "view", true, true)]
+            ),
+        ]
+    );
+    assert_eq!(
+        whole.tools[0].calls[0].input,
+        Some(serde_json::json!({"path": "/RUN/work/notes.md"}))
+    );
+
+    // Line by line: the request and its result arrive in different ranges.
+    let bytes = fs::read(&path)?;
+    let dir = tempfile::tempdir()?;
+    let copy = dir.path().join("events.jsonl");
+    fs::write(&copy, b"")?;
+    let mut resume = None;
+    let mut pieces: Vec<TurnTools> = Vec::new();
+    for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+        let have = fs::metadata(&copy)?.len() as usize;
+        OpenOptions::new()
+            .append(true)
+            .open(&copy)?
+            .write_all(bytes.get(have..=i).ok_or("range")?)?;
+        let chunk = read_chunk(&copy, resume)?.ok_or("exists")?;
+        resume = Some((chunk.identity, chunk.end));
+        for mut t in chunk.tools {
+            if t.turn_id.is_empty() {
+                // Results of calls an earlier range requested: the worker places them by id.
+                let owner = pieces
+                    .iter()
+                    .find(|p| p.calls.iter().any(|c| t.calls.iter().any(|r| r.id == c.id)))
+                    .ok_or("a result's call was read before")?;
+                t.turn_id = owner.turn_id.clone();
+            }
+            let at = match pieces.iter().position(|p| p.turn_id == t.turn_id) {
+                Some(at) => at,
+                None => {
+                    pieces.push(TurnTools {
+                        turn_id: t.turn_id.clone(),
+                        calls: Vec::new(),
+                    });
+                    pieces.len() - 1
+                }
+            };
+            let into = pieces.get_mut(at).ok_or("turn")?;
+            for c in t.calls {
+                if c.name.is_empty() {
+                    into.result(
+                        c.id.clone().ok_or("id")?,
+                        c.output.clone().ok_or("output")?,
+                        c.failed,
+                    );
+                } else {
+                    into.call(c.id.clone(), c.name.clone(), c.input.clone());
+                    if let Some(o) = c.output {
+                        into.result(c.id.ok_or("id")?, o, c.failed);
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(pieces, whole.tools);
+    Ok(())
+}

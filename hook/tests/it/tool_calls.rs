@@ -410,3 +410,114 @@ fn a_claude_code_transcript_journals_nothing_of_a_tool_when_capture_tools_is_off
         .windows(READ_CALL.len())
         .any(|w| w == READ_CALL.as_bytes()));
 }
+
+/// The recorded Copilot CLI session's first turn (a `view` call) through the real binary
+/// against the real server, with `capture.tools` on: the answer holds the call as one tool part
+/// (paired from `events.jsonl`'s `toolRequests` and `tool.execution_complete`), the secret put
+/// into its output gone; another drain adds nothing.
+#[test]
+fn a_copilot_turn_reaches_the_real_server_with_its_tool_part_once() {
+    use std::io::Write;
+    let Some(url) = server_url() else {
+        return;
+    };
+    let mut env = Env::with_url(&url);
+    env.set("OPENVIKING_CAPTURE_TOOLS", "1");
+    env.set("OPENVIKING_AUTO_RECALL", "0");
+    let sid = uuid_like(&unique_session());
+    let cwd = env.home().join("work");
+    std::fs::create_dir_all(&cwd).expect("cwd");
+    let cwd = cwd.display().to_string();
+    let events = env
+        .home()
+        .join(".copilot/session-state")
+        .join(&sid)
+        .join("events.jsonl");
+    std::fs::create_dir_all(events.parent().expect("dir")).expect("mkdir");
+    let root =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/agents/copilot");
+    let recorded_sid = "c375766f-19b5-404d-962a-147958f91aac";
+    let transcript = std::fs::read_to_string(root.join("transcript.jsonl")).expect("transcript");
+    // The first turn: every line before the second user message.
+    let first: String = transcript
+        .split_inclusive('\n')
+        .scan(0, |users, line| {
+            *users += usize::from(line.contains(r#""type":"user.message""#));
+            (*users < 2).then_some(line)
+        })
+        .collect::<String>()
+        .replace(recorded_sid, &sid)
+        .replace("NOTE-CONTENT-42", &format!("NOTE-CONTENT-42 {SECRET}"));
+    let hooks = std::fs::read_to_string(root.join("hooks.jsonl")).expect("hooks");
+    for line in hooks.lines().take(6) {
+        let v: Value = serde_json::from_str(line).expect("hook");
+        let command = match v["event"].as_str().expect("event") {
+            "sessionStart" => "session-start",
+            "userPromptSubmitted" => "user-prompt-submit",
+            "preToolUse" => "pre-tool-use",
+            "agentStop" => "stop",
+            "sessionEnd" => "session-end",
+            _ => continue,
+        };
+        if command == "stop" {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&events)
+                .and_then(|mut f| f.write_all(first.as_bytes()))
+                .expect("events.jsonl");
+        }
+        let mut payload = v["payload"].clone();
+        payload["sessionId"] = json!(sid);
+        payload["cwd"] = json!(cwd);
+        if payload.get("transcriptPath").is_some() {
+            payload["transcriptPath"] = json!(events.display().to_string());
+        }
+        let out = env.run_with(
+            &["--harness", "copilot", command],
+            payload.to_string().as_bytes(),
+            &[("OVHOOK_NO_DETACH", "1")],
+        );
+        assert_eq!(out.status.code(), Some(0), "{command}");
+    }
+    crate::common::wait_all_idle(&env);
+    env.drain();
+    env.drain();
+
+    let tools = tool_events(&env, &sid);
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    let bytes = all_bytes(&env.state());
+    assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
+    let remote = ov_engine::ids::remote_session_id("gh-", &sid);
+    let held = client(&url).session_messages(&remote).expect("read back");
+    let answers: Vec<_> = held.iter().filter(|m| m.role == "assistant").collect();
+    assert_eq!(answers.len(), 1, "{held:#?}");
+    let parts = &answers[0].tool_parts;
+    assert_eq!(parts.len(), 1, "{parts:#?}");
+    assert_eq!(parts[0]["tool_name"], json!("view"));
+    assert_eq!(parts[0]["tool_id"], json!("call_ffc6a1596b4c4533bfed"));
+    assert_eq!(parts[0]["tool_status"], json!("completed"));
+    let output = parts[0]["tool_output"].as_str().unwrap_or_default();
+    assert!(output.contains("NOTE-CONTENT-42"), "{output}");
+    assert!(!output.contains(SECRET), "{output}");
+}
+
+/// `sid` shaped as a UUID (Copilot's session ids are).
+fn uuid_like(sid: &str) -> String {
+    let hex: String = sid
+        .bytes()
+        .map(|b| format!("{:02x}", b))
+        .collect::<String>()
+        .chars()
+        .rev()
+        .take(32)
+        .collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 /// What one line says, for capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +21,15 @@ pub enum Entry {
     },
     /// An `assistant.message` of the main agent.
     Assistant(AssistantLine),
+    /// A `tool.execution_complete`: the result of a call an `assistant.message` requested.
+    ToolDone {
+        /// `data.toolCallId`.
+        call_id: String,
+        /// `data.result.content` (any other `result` as it is), else `data.error.message`.
+        output: Value,
+        /// `data.success` is false.
+        failed: bool,
+    },
     /// A `session.error`: the model call of the turn it names failed for good.
     Failed {
         /// `data.originatingMessageId`.
@@ -38,6 +48,8 @@ pub struct AssistantLine {
     pub text: String,
     /// `data.toolRequests` is not empty: the model called tools, the turn goes on.
     pub tool_requests: bool,
+    /// The calls of `data.toolRequests` that name a tool: (`toolCallId`, `name`, `arguments`).
+    pub tool_calls: Vec<(Option<String>, String, Option<Value>)>,
     /// The event's `timestamp` (ms since the epoch), when readable.
     pub at_ms: Option<u64>,
 }
@@ -66,7 +78,7 @@ struct WireEvent<'a> {
     #[serde(borrow, default)]
     data: Option<&'a RawValue>,
     #[serde(default)]
-    timestamp: Option<serde_json::Value>,
+    timestamp: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -84,9 +96,36 @@ struct WireAssistant {
     #[serde(default)]
     content: Option<String>,
     #[serde(rename = "toolRequests", default)]
-    tool_requests: Option<Vec<IgnoredAny>>,
+    tool_requests: Option<Vec<Value>>,
     #[serde(rename = "parentToolCallId", default)]
     parent_tool_call_id: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct WireToolDone {
+    #[serde(rename = "toolCallId", default)]
+    call_id: Option<String>,
+    #[serde(default)]
+    success: Option<bool>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+/// A `toolRequests` item as (`toolCallId`, `name`, `arguments`), when it names a tool.
+fn tool_request(v: &Value) -> Option<(Option<String>, String, Option<Value>)> {
+    let name = v
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())?;
+    Some((
+        v.get("toolCallId")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        name.to_owned(),
+        v.get("arguments").cloned(),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -98,6 +137,7 @@ struct WireError {
 const USER: &str = "user.message";
 const ASSISTANT: &str = "assistant.message";
 const ERROR: &str = "session.error";
+const TOOL_DONE: &str = "tool.execution_complete";
 
 /// The event type when the line starts with `{"type":"<kind>"` (how Copilot writes
 /// every line), without parsing the rest.
@@ -113,7 +153,7 @@ fn leading_kind(line: &[u8]) -> Option<&[u8]> {
 /// Parses one complete line (without its newline).
 pub fn parse_entry(line: &[u8]) -> Result<Entry, EntryError> {
     if let Some(kind) = leading_kind(line) {
-        if ![USER, ASSISTANT, ERROR]
+        if ![USER, ASSISTANT, ERROR, TOOL_DONE]
             .iter()
             .any(|k| k.as_bytes() == kind)
         {
@@ -146,12 +186,32 @@ pub fn parse_entry(line: &[u8]) -> Result<Entry, EntryError> {
             if a.parent_tool_call_id.is_some() {
                 return Ok(Entry::Skip);
             }
+            let requests = a.tool_requests.unwrap_or_default();
             Ok(Entry::Assistant(AssistantLine {
                 origin: a.origin,
                 text: a.content.unwrap_or_default(),
-                tool_requests: a.tool_requests.is_some_and(|t| !t.is_empty()),
+                tool_requests: !requests.is_empty(),
+                tool_calls: requests.iter().filter_map(tool_request).collect(),
                 at_ms,
             }))
+        }
+        TOOL_DONE => {
+            let d: WireToolDone = serde_json::from_str(data.get())?;
+            let Some(call_id) = d.call_id.filter(|c| !c.is_empty()) else {
+                return Ok(Entry::Skip);
+            };
+            let output = match d.result {
+                Some(r) => r.get("content").cloned().unwrap_or(r),
+                None => d
+                    .error
+                    .and_then(|e| e.get("message").cloned())
+                    .unwrap_or(Value::Null),
+            };
+            Ok(Entry::ToolDone {
+                call_id,
+                output,
+                failed: d.success == Some(false),
+            })
         }
         ERROR => {
             let e: WireError = serde_json::from_str(data.get())?;
@@ -201,8 +261,31 @@ mod tests {
                 origin: Some("m1".into()),
                 text: "Let me read that file.".into(),
                 tool_requests: true,
+                tool_calls: vec![(Some("c".into()), "view".into(), None)],
                 at_ms: None,
             }))
+        );
+    }
+
+    #[test]
+    fn a_tool_result_names_its_call() {
+        let ok = br#"{"type":"tool.execution_complete","data":{"toolCallId":"c","success":true,"result":{"content":"NOTE","detailedContent":"diff"}}}"#;
+        assert_eq!(
+            parse_entry(ok).ok(),
+            Some(Entry::ToolDone {
+                call_id: "c".into(),
+                output: Value::String("NOTE".into()),
+                failed: false,
+            })
+        );
+        let denied = br#"{"type":"tool.execution_complete","data":{"toolCallId":"d","success":false,"error":{"message":"Denied","code":"denied"}}}"#;
+        assert_eq!(
+            parse_entry(denied).ok(),
+            Some(Entry::ToolDone {
+                call_id: "d".into(),
+                output: Value::String("Denied".into()),
+                failed: true,
+            })
         );
     }
 

@@ -3,17 +3,50 @@
 use std::io;
 use std::path::Path;
 
-use crate::transcript::turns::{TurnText, Turns};
-use crate::turn::{FileIdentity, TranscriptChunk};
+use std::collections::HashMap;
+
+use crate::tool::TurnTools;
+use crate::transcript::turns::{TurnState, TurnText, Turns};
+use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
 
 use super::line::{parse_entry, AssistantLine, Entry};
 
+/// A turn's prompt and answer, and its tool calls.
+struct Turn {
+    text: TurnText,
+    tools: TurnTools,
+}
+
+impl TurnState for Turn {
+    fn new(turn_id: String) -> Turn {
+        Turn {
+            tools: TurnTools {
+                turn_id: turn_id.clone(),
+                calls: Vec::new(),
+            },
+            text: TurnText::new(turn_id),
+        }
+    }
+
+    fn into_fragment(self, superseded: bool) -> TurnFragment {
+        self.text.into_fragment(superseded)
+    }
+
+    fn take_tools(&mut self) -> Option<TurnTools> {
+        Some(std::mem::take(&mut self.tools))
+    }
+}
+
 /// One assistant message of `turn`: a model call whose text, unless it requests tools, is
-/// the answer so far.
-fn add(turn: &mut TurnText, line: AssistantLine) {
-    turn.call();
-    turn.interrupted = false;
-    turn.answer(&line.text, line.at_ms, !line.tool_requests);
+/// the answer so far; the tools it requests are the turn's calls.
+fn add(turn: &mut Turn, line: AssistantLine) {
+    turn.text.call();
+    turn.text.interrupted = false;
+    turn.text
+        .answer(&line.text, line.at_ms, !line.tool_requests);
+    for (id, name, input) in line.tool_calls {
+        turn.tools.call(id, name, input);
+    }
 }
 
 /// Reads the complete lines of the events file at `path` past the saved position.
@@ -30,11 +63,15 @@ pub fn read_chunk(
     path: &Path,
     resume: Option<(FileIdentity, u64)>,
 ) -> io::Result<Option<TranscriptChunk>> {
-    let Some(mut turns) = Turns::<TurnText>::open(path, resume)? else {
+    let Some(mut turns) = Turns::<Turn>::open(path, resume)? else {
         return Ok(None);
     };
     // The turn of the latest prompt: an assistant line that names none belongs to it.
     let mut latest_prompt: Option<String> = None;
+    // The turn of each tool call requested in this range (a result follows its request).
+    let mut call_turns: HashMap<String, String> = HashMap::new();
+    // Results of calls requested before this range (turn id left empty).
+    let mut orphans = TurnTools::default();
     while let Some(entry) = turns.next_entry(parse_entry)? {
         match entry {
             Entry::Prompt {
@@ -43,14 +80,38 @@ pub fn read_chunk(
                 at_ms,
             } => {
                 latest_prompt = Some(message_id.clone());
-                turns.turn(message_id).prompt_once(text, at_ms);
+                turns.turn(message_id).text.prompt_once(text, at_ms);
             }
             Entry::Assistant(a) => match a.origin.clone().or_else(|| latest_prompt.clone()) {
-                Some(id) => add(turns.turn(id), a),
+                Some(id) => {
+                    for (call, _, _) in &a.tool_calls {
+                        if let Some(call) = call {
+                            call_turns.insert(call.clone(), id.clone());
+                        }
+                    }
+                    add(turns.turn(id), a);
+                }
                 None => turns.skip(),
             },
+            Entry::ToolDone {
+                call_id,
+                output,
+                failed,
+            } => match call_turns.get(&call_id).or(latest_prompt.as_ref()) {
+                // Not `turns.turn`: a result does not make its turn the running one.
+                Some(id) => {
+                    let id = id.clone();
+                    let running = turns.running().map(|t| t.text.turn_id.clone());
+                    turns.turn(id).tools.result(call_id, output, failed);
+                    if let Some(r) = running {
+                        turns.turn(r);
+                    }
+                }
+                // Its request was in an earlier range: the turn that keeps the call takes it.
+                None => orphans.result(call_id, output, failed),
+            },
             Entry::Failed { message_id } => {
-                let turn = turns.turn(message_id);
+                let turn = &mut turns.turn(message_id).text;
                 // The failed call counts as the turn's latest call.
                 turn.call();
                 turn.interrupted = true;
@@ -58,7 +119,11 @@ pub fn read_chunk(
             Entry::Skip => turns.skip(),
         }
     }
-    Ok(Some(turns.finish()))
+    let mut chunk = turns.finish();
+    if !orphans.calls.is_empty() {
+        chunk.tools.push(orphans);
+    }
+    Ok(Some(chunk))
 }
 
 /// Longest tail of the file searched for the latest user message.
