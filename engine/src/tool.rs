@@ -12,9 +12,10 @@
 //! # Design
 //!
 //! A tool call enters the engine in one place, [`ToolCall::capture`]: a hook payload
-//! (Codex's and Qwen Code's PostToolUse) or a transcript read (Claude Code's and Copilot's readers
-//! give [`TurnTools`], which the worker passes as [`RawToolCall`]s). There every string of it (id, name, every key and string value of the
-//! input, the output) passes the capture privacy rule ([`crate::privacy::Policy::capture`],
+//! (Codex's and Qwen Code's PostToolUse) or a transcript read (the Claude Code, Copilot and
+//! ZCode readers give [`TurnTools`], which the worker passes as [`RawToolCall`]s). There every
+//! string of it (id, name, every key and string value of the input, the output) passes the
+//! capture privacy rule ([`crate::privacy::Policy::capture`],
 //! as assistant text), and then it is bounded:
 //!
 //! | what | bound |

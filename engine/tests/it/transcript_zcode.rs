@@ -547,3 +547,71 @@ fn a_line_over_the_line_limit_is_skipped_and_counted() -> R {
     assert_eq!(bad, 1);
     Ok(())
 }
+
+/// The `tools` session's tool calls: every `response.toolCalls` item of a turn, in its turn,
+/// with the `role:"tool"` message that answers it (its content, `isError`), as the file says
+/// them (read here independently of the reader).
+#[test]
+fn the_tool_calls_of_a_turn_are_its_calls_with_their_results() -> R {
+    use std::collections::HashMap;
+    let path = sessions_dir().join("tools.jsonl");
+    // id → (turn, name, input); id → (content, isError).
+    let mut calls: Vec<(String, String, String, serde_json::Value)> = Vec::new();
+    let mut results: HashMap<String, (serde_json::Value, bool)> = HashMap::new();
+    for line in fs::read_to_string(&path)?.lines() {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        let turn = v["turnId"].as_str().unwrap_or_default().to_owned();
+        for c in v["response"]["toolCalls"].as_array().into_iter().flatten() {
+            let id = c["id"].as_str().unwrap_or_default().to_owned();
+            if !calls.iter().any(|k| k.1 == id) {
+                calls.push((
+                    turn.clone(),
+                    id,
+                    c["name"].as_str().unwrap_or_default().to_owned(),
+                    c["input"].clone(),
+                ));
+            }
+        }
+        for m in v["request"]["messages"].as_array().into_iter().flatten() {
+            if m["role"] == "tool" {
+                results.insert(
+                    m["toolCallId"].as_str().unwrap_or_default().to_owned(),
+                    (
+                        m["content"].clone(),
+                        m["isError"] == serde_json::json!(true),
+                    ),
+                );
+            }
+        }
+    }
+    assert!(calls.len() >= 4, "the session calls tools: {calls:?}");
+    assert!(
+        results.values().any(|(_, failed)| *failed),
+        "one tool failed"
+    );
+    let chunk = read_chunk(&path, None)?.ok_or("exists")?;
+    let mut got = Vec::new();
+    for t in &chunk.tools {
+        for c in &t.calls {
+            got.push((
+                t.turn_id.clone(),
+                c.id.clone().unwrap_or_default(),
+                c.name.clone(),
+                c.input.clone().unwrap_or_default(),
+                c.output.clone(),
+                c.failed,
+            ));
+        }
+    }
+    let want: Vec<_> = calls
+        .into_iter()
+        .map(|(turn, id, name, input)| {
+            let (output, failed) = results
+                .get(&id)
+                .map_or((None, false), |(o, f)| (Some(o.clone()), *f));
+            (turn, id, name, input, output, failed)
+        })
+        .collect();
+    assert_eq!(got, want);
+    Ok(())
+}

@@ -521,3 +521,78 @@ fn uuid_like(sid: &str) -> String {
         &hex[20..32]
     )
 }
+
+/// A ZCode turn that called a tool (its first call's `response.toolCalls`, the `role:"tool"`
+/// message the second call's request ends with) through the real hooks and the real server:
+/// the answer holds one tool part, the secret in the call's input and output gone; another
+/// drain adds nothing.
+#[test]
+fn a_zcode_rollout_turn_reaches_the_real_server_with_its_tool_part_once() {
+    use crate::common::{append_line, stop_payload, ups_payload, Turn};
+    let Some(url) = server_url() else {
+        return;
+    };
+    let mut env = Env::with_url(&url);
+    env.set("OPENVIKING_CAPTURE_TOOLS", "1");
+    env.set("OPENVIKING_AUTO_RECALL", "0");
+    let sid = unique_session();
+    let turn = Turn::new("zc-tool");
+    let cwd = env.home().to_path_buf();
+    env.hook_with("user-prompt-submit", &ups_payload(&sid, &turn, &cwd), &[]);
+    let mut history = vec![
+        json!({"role": "system", "content": "You are ZCode."}),
+        json!({"role": "user", "content": turn.prompt}),
+    ];
+    let line = |history: &[Value], n: u32, response: Value| {
+        json!({
+            "type": "model_io", "sessionId": sid, "turnId": turn.id,
+            "requestId": format!("req-{n}"), "attempt": 1, "querySource": "main_turn",
+            "startedAt": "2026-07-03T03:02:56.413Z", "completedAt": "2026-07-03T03:02:57.413Z",
+            "request": {"messages": history, "messagesKind": "full", "messageOffset": 0},
+            "response": response,
+        })
+    };
+    let call = json!({"id": "toolu_zc1", "name": "Bash", "input": {"command": format!("cat notes # {SECRET}")}});
+    let first = line(
+        &history,
+        1,
+        json!({"finishReason": "tool-calls", "text": "", "toolCalls": [call]}),
+    );
+    history.push(json!({"role": "assistant", "content": "", "toolCalls": [call]}));
+    history.push(json!({"role": "tool", "content": format!("ZC-NOTE-42 {SECRET}"), "toolCallId": "toolu_zc1", "toolName": "Bash", "isError": false}));
+    let second = line(
+        &history,
+        2,
+        json!({"finishReason": "stop", "text": turn.answer, "toolCalls": []}),
+    );
+    let rollout = env.rollout(&sid);
+    append_line(&rollout, &first);
+    append_line(&rollout, &second);
+    env.hook_with(
+        "stop",
+        &stop_payload(&sid, &turn, &cwd),
+        &[("OVHOOK_NO_DETACH", "1")],
+    );
+    crate::common::wait_all_idle(&env);
+    env.drain();
+    env.drain();
+
+    let tools = tool_events(&env, &sid);
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    let bytes = all_bytes(&env.state());
+    assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
+    let remote = ov_engine::ids::remote_session_id("zc-", &sid);
+    let held = client(&url).session_messages(&remote).expect("read back");
+    let answers: Vec<_> = held.iter().filter(|m| m.role == "assistant").collect();
+    assert_eq!(answers.len(), 1, "{held:#?}");
+    let parts = &answers[0].tool_parts;
+    assert_eq!(parts.len(), 1, "{parts:#?}");
+    assert_eq!(parts[0]["tool_name"], json!("Bash"));
+    assert_eq!(parts[0]["tool_id"], json!("toolu_zc1"));
+    let output = parts[0]["tool_output"].as_str().unwrap_or_default();
+    assert!(
+        output.starts_with("ZC-NOTE-42") && !output.contains(SECRET),
+        "{output}"
+    );
+    assert!(!parts[0]["tool_input"].to_string().contains(SECRET));
+}

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::text::{self, UserText};
 
@@ -46,6 +47,11 @@ pub struct LineFacts {
     pub started_ms: Option<u64>,
     /// `completedAt`: when the call's answer was complete (ms since the epoch).
     pub completed_ms: Option<u64>,
+    /// The calls of `response.toolCalls` that name a tool: (`id`, `name`, `input`).
+    pub tool_calls: Vec<(Option<String>, String, Option<Value>)>,
+    /// The `role:"tool"` messages that end `request.messages` (the results of the previous
+    /// call's tools): (`toolCallId`, content, `isError`).
+    pub tool_results: Vec<(String, Value, bool)>,
 }
 
 impl LineFacts {
@@ -117,6 +123,10 @@ struct WireMessage<'a> {
     role: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: Option<&'a RawValue>,
+    #[serde(rename = "toolCallId", borrow, default)]
+    tool_call_id: Option<Cow<'a, str>>,
+    #[serde(rename = "isError", default)]
+    is_error: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -125,6 +135,51 @@ struct WireResponse<'a> {
     finish_reason: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     text: Option<Cow<'a, str>>,
+    #[serde(rename = "toolCalls", borrow, default)]
+    tool_calls: Option<&'a RawValue>,
+}
+
+/// The calls of a `response.toolCalls` that name a tool: (`id`, `name`, `input`).
+fn tool_calls(raw: &RawValue) -> Vec<(Option<String>, String, Option<Value>)> {
+    let Ok(items) = serde_json::from_str::<Vec<Value>>(raw.get()) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|v| {
+            let name = v
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())?;
+            Some((
+                v.get("id").and_then(Value::as_str).map(str::to_owned),
+                name.to_owned(),
+                v.get("input").cloned(),
+            ))
+        })
+        .collect()
+}
+
+/// The trailing `role:"tool"` messages of a request: (`toolCallId`, content, `isError`).
+fn tool_results(messages: &[WireMessage<'_>]) -> Vec<(String, Value, bool)> {
+    let mut out: Vec<(String, Value, bool)> = messages
+        .iter()
+        .rev()
+        .take_while(|m| m.role.as_deref() == Some("tool"))
+        .filter_map(|m| {
+            let id = m.tool_call_id.as_deref().filter(|i| !i.is_empty())?;
+            let output = match m.content {
+                None => Value::Null,
+                Some(raw) => match content_text(raw) {
+                    Ok(t) if raw.get().starts_with(['"', '[']) => Value::String(t),
+                    _ => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+                },
+            };
+            Some((id.to_owned(), output, m.is_error == Some(true)))
+        })
+        .collect();
+    out.reverse();
+    out
 }
 
 #[derive(Deserialize)]
@@ -205,8 +260,10 @@ pub fn parse_line(line: &[u8]) -> Result<Option<LineFacts>, LineError> {
     let mut prompt = None;
     let mut prompt_at = None;
     let mut tail = false;
+    let mut results = Vec::new();
     if let Some(req) = wire.request {
         tail = req.messages_kind.as_deref() == Some("tail");
+        results = tool_results(req.messages.as_deref().unwrap_or_default());
         // `full` windows start at 0; `tail` and `delta` windows at `messageOffset`.
         let offset = match req.messages_kind.as_deref() {
             Some("tail" | "delta") => req.message_offset.unwrap_or(0),
@@ -237,12 +294,13 @@ pub fn parse_line(line: &[u8]) -> Result<Option<LineFacts>, LineError> {
             }
         }
     }
-    let (finish_reason, text) = match wire.response {
+    let (finish_reason, text, calls) = match wire.response {
         Some(r) => (
             r.finish_reason.map(Cow::into_owned),
             r.text.map(|t| text::oversized::bounded(t.into_owned())),
+            r.tool_calls.map(tool_calls).unwrap_or_default(),
         ),
-        None => (None, None),
+        None => (None, None, Vec::new()),
     };
     Ok(Some(LineFacts {
         turn_id,
@@ -256,6 +314,8 @@ pub fn parse_line(line: &[u8]) -> Result<Option<LineFacts>, LineError> {
         tail,
         started_ms: wire.started_at.as_deref().and_then(crate::time::parse_ms),
         completed_ms: wire.completed_at.as_deref().and_then(crate::time::parse_ms),
+        tool_calls: calls,
+        tool_results: results,
     }))
 }
 
@@ -263,7 +323,7 @@ pub fn parse_line(line: &[u8]) -> Result<Option<LineFacts>, LineError> {
 mod tests {
     use super::*;
 
-    fn line(v: serde_json::Value) -> Vec<u8> {
+    fn line(v: Value) -> Vec<u8> {
         serde_json::to_vec(&v).unwrap_or_default()
     }
 

@@ -27,6 +27,7 @@
 //! | prompt = the first line of the turn carrying user words; a later line's user words further on in the conversation are steering | [`read_chunk`], [`crate::turn::TurnFragment::merge`] |
 //! | same `requestId` again replaces the earlier attempt | [`read_chunk`] |
 //! | final answer = text of the latest call with a terminal `finishReason` (present, not `tool-calls`) | [`read_chunk`] |
+//! | tool calls = each call's `response.toolCalls` (`id`, `name`, `input`; a replaced attempt's are dropped with it), each with the `role:"tool"` message naming its id (`toolCallId`, content, `isError`) among those a later call's `request.messages` ends with, raw in the chunk's `tools` | [`parse_line`], [`read_chunk`] |
 //! | every turn but the running one (the one the range's latest turn line named) is `superseded` | [`crate::transcript::turns`] |
 //! | resume only on the same (dev, inode) and a size ≥ the offset, else rescan from 0 | [`read_chunk`] |
 

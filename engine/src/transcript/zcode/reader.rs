@@ -3,6 +3,7 @@
 use std::io;
 use std::path::Path;
 
+use crate::tool::TurnTools;
 use crate::transcript::turns::{TurnState, Turns};
 use crate::turn::{FileIdentity, TranscriptChunk, TurnFragment};
 
@@ -50,7 +51,32 @@ impl Acc {
     }
 }
 
+impl Acc {
+    /// The turn's tool calls: each call's `response.toolCalls`, with the results a later
+    /// call's request ends with (a result whose call is not in the range keeps an empty name:
+    /// the worker names it from the call the turn keeps).
+    fn tools(&self) -> TurnTools {
+        let mut tools = TurnTools {
+            turn_id: self.words.turn_id.clone(),
+            calls: Vec::new(),
+        };
+        for c in &self.calls {
+            for (id, output, failed) in &c.facts.tool_results {
+                tools.result(id.clone(), output.clone(), *failed);
+            }
+            for (id, name, input) in &c.facts.tool_calls {
+                tools.call(id.clone(), name.clone(), input.clone());
+            }
+        }
+        tools
+    }
+}
+
 impl TurnState for Acc {
+    fn take_tools(&mut self) -> Option<TurnTools> {
+        Some(self.tools())
+    }
+
     fn new(turn_id: String) -> Acc {
         Acc {
             words: TurnFragment {

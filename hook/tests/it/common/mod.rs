@@ -824,3 +824,18 @@ impl CountingListener {
         self.count.load(Ordering::SeqCst)
     }
 }
+
+/// Appends `line` and a newline to the file at `path` (created, with its folder, if missing).
+pub fn append_line(path: &Path, line: &Value) {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("dir");
+    }
+    let mut s = line.to_string();
+    s.push('\n');
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(s.as_bytes()))
+        .expect("append");
+}
