@@ -1,6 +1,7 @@
 //! The privacy rule, as a property of the real pipeline: random conversations with `<private>`
 //! spans (every variant) and secrets of every built-in kind at random places, written to a
-//! real ZCode rollout or Claude Code transcript in pieces cut at random points, read by the real reader through
+//! real ZCode rollout or Claude Code transcript (each turn with a tool call, captured) in pieces
+//! cut at random points, read by the real reader through
 //! `delivery::deliver` after each piece, planned and sent. Nothing private or secret may be in
 //! any file of the journal directory, nor in anything handed to the transport; what was
 //! removed is counted in the journal.
@@ -13,10 +14,11 @@ use ov_engine::delivery::{
     deliver, CommitReply, DeliverySettings, HeldMessage, OutgoingMessage, TranscriptSource,
     Transport, TransportError,
 };
-use ov_engine::event::Event;
+use ov_engine::event::{Event, HookKind, HookReceived};
 use ov_engine::privacy::{Policy, Redactions, Rules};
 use ov_engine::store::SessionStore;
 use ov_engine::turn::{FileIdentity, Role, TranscriptChunk};
+use ov_journal::Durability;
 use proptest::prelude::*;
 
 /// Records every message content handed to it (what a request body would hold).
@@ -32,9 +34,7 @@ impl Transport for Recorder {
         m: &[OutgoingMessage],
         on_sent: &dyn Fn(),
     ) -> Result<(), TransportError> {
-        self.sent
-            .borrow_mut()
-            .extend(m.iter().map(|m| m.content.clone()));
+        self.sent.borrow_mut().extend(m.iter().map(body));
         on_sent();
         Ok(())
     }
@@ -44,7 +44,7 @@ impl Transport for Recorder {
         m: &OutgoingMessage,
         on_sent: &dyn Fn(),
     ) -> Result<(), TransportError> {
-        self.sent.borrow_mut().push(m.content.clone());
+        self.sent.borrow_mut().push(body(m));
         on_sent();
         Ok(())
     }
@@ -58,6 +58,16 @@ impl Transport for Recorder {
     fn held_messages(&self, _: &str) -> Result<Vec<HeldMessage>, TransportError> {
         Ok(Vec::new())
     }
+}
+
+/// What a request would carry of `m`: its content and its tool parts.
+fn body(m: &OutgoingMessage) -> String {
+    let mut b = m.content.clone();
+    for t in &m.tools {
+        b.push('\n');
+        b.push_str(&t.to_part().to_string());
+    }
+    b
 }
 
 /// A transcript read with the real reader: ZCode's rollout, or a Claude Code transcript.
@@ -224,29 +234,53 @@ pub(crate) fn message() -> impl Strategy<Value = Piece> {
     })
 }
 
-fn claude_lines(turn: &str, prompt: &str, answer: &str) -> String {
+/// A Claude Code turn: the prompt, a `tool_use` block whose input is `input`, the
+/// `tool_result` with `output`, the answer.
+fn claude_lines(turn: &str, prompt: &str, answer: &str, input: &str, output: &str) -> String {
     let user = serde_json::json!({
         "type": "user", "promptId": turn,
         "message": {"role": "user", "content": prompt},
+    });
+    let call = serde_json::json!({
+        "type": "assistant", "promptId": turn,
+        "message": {"id": format!("c-{turn}"), "role": "assistant", "stop_reason": "tool_use",
+                    "content": [{"type": "tool_use", "id": format!("toolu-{turn}"), "name": "Bash",
+                                 "input": {"command": input}}]},
+    });
+    let result = serde_json::json!({
+        "type": "user", "promptId": turn,
+        "message": {"role": "user", "content": [{"type": "tool_result",
+                    "tool_use_id": format!("toolu-{turn}"), "content": output}]},
     });
     let assistant = serde_json::json!({
         "type": "assistant", "promptId": turn,
         "message": {"id": format!("m-{turn}"), "role": "assistant", "stop_reason": "end_turn",
                     "content": [{"type": "text", "text": answer}]},
     });
-    format!("{user}\n{assistant}\n")
+    format!("{user}\n{call}\n{result}\n{assistant}\n")
 }
 
-fn model_io_line(turn: &str, prompt: &str, answer: &str) -> String {
-    let mut s = serde_json::json!({
-        "type": "model_io", "turnId": turn, "requestId": turn, "attempt": 1,
+/// A ZCode turn: a call that asks for a tool with `input`, then a call whose request ends
+/// with the tool's `output` and whose response is the answer.
+fn model_io_line(turn: &str, prompt: &str, answer: &str, input: &str, output: &str) -> String {
+    let call = serde_json::json!({"id": format!("toolu-{turn}"), "name": "Bash", "input": {"command": input}});
+    let first = serde_json::json!({
+        "type": "model_io", "turnId": turn, "requestId": format!("{turn}-1"), "attempt": 1,
         "querySource": "main_turn",
         "request": {"messages": [{"role": "user", "content": prompt}], "messagesKind": "full"},
+        "response": {"finishReason": "tool-calls", "text": "", "toolCalls": [call]},
+    });
+    let second = serde_json::json!({
+        "type": "model_io", "turnId": turn, "requestId": format!("{turn}-2"), "attempt": 1,
+        "querySource": "main_turn",
+        "request": {"messages": [
+            {"role": "user", "content": prompt},
+            {"role": "assistant", "content": "", "toolCalls": [call]},
+            {"role": "tool", "content": output, "toolCallId": format!("toolu-{turn}"), "isError": false},
+        ], "messagesKind": "full"},
         "response": {"finishReason": "stop", "text": answer},
-    })
-    .to_string();
-    s.push('\n');
-    s
+    });
+    format!("{first}\n{second}\n")
 }
 
 /// Every byte of every file under `dir`.
@@ -272,7 +306,7 @@ proptest! {
 
     #[test]
     fn nothing_private_or_secret_is_journaled_or_sent(
-        turns in prop::collection::vec((message(), message()), 1..4),
+        turns in prop::collection::vec((message(), message(), message(), message()), 1..4),
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
         claude in any::<bool>(),
     ) {
@@ -283,13 +317,13 @@ proptest! {
         let file: String = turns
             .iter()
             .enumerate()
-            .map(|(i, (p, a))| {
+            .map(|(i, (p, a, input, output))| {
                 // Every prompt has a word of the user's, so every turn is a turn to read.
                 let prompt = format!("q{i} {}", p.text);
                 if claude {
-                    claude_lines(&format!("t{i}"), &prompt, &a.text)
+                    claude_lines(&format!("t{i}"), &prompt, &a.text, &input.text, &output.text)
                 } else {
-                    model_io_line(&format!("t{i}"), &prompt, &a.text)
+                    model_io_line(&format!("t{i}"), &prompt, &a.text, &input.text, &output.text)
                 }
             })
             .collect();
@@ -303,6 +337,20 @@ proptest! {
         };
         let server = Recorder::default();
         let mut settings = DeliverySettings::new("zc-s".into());
+        // Tool calls are captured, for turns a hook of ours saw.
+        settings.capture_tools = true;
+        for i in 0..turns.len() {
+            store
+                .append(
+                    Event::HookReceived(HookReceived {
+                        kind: Some(HookKind::PromptSubmit),
+                        turn_id: Some(format!("t{i}")),
+                        ..HookReceived::default()
+                    }),
+                    Durability::Buffered,
+                )
+                .expect("hook");
+        }
         let mut written = 0;
         for (n, at) in points.iter().enumerate() {
             let mut f = std::fs::OpenOptions::new()
@@ -320,9 +368,13 @@ proptest! {
         let sent = server.sent.borrow().join("\n");
         let mut counted = Redactions::default();
         let mut turns_read = std::collections::BTreeSet::new();
+        let mut tool_turns = std::collections::BTreeSet::new();
         for (_, e) in store.events().expect("events") {
             match e.map(|env| env.event) {
                 Ok(Event::Redacted { counts, .. }) => counted.merge(&counts),
+                Ok(Event::ToolCalls { turn_id, .. }) => {
+                    tool_turns.insert(turn_id);
+                }
                 Ok(Event::RolloutRead { chunk, .. }) => {
                     turns_read.extend(chunk.fragments.into_iter().map(|f| f.turn_id));
                 }
@@ -331,9 +383,11 @@ proptest! {
         }
         // The reader saw every turn: the property is about text that was really read.
         prop_assert_eq!(turns_read.len(), turns.len());
+        prop_assert_eq!(tool_turns.len(), turns.len(), "every turn's tool call journaled");
         let mut forbidden_any = false;
-        for (p, a) in &turns {
-            for f in p.forbidden.iter().chain(&a.forbidden) {
+        for (p, a, input, output) in &turns {
+            let all = [p, a, input, output];
+            for f in all.iter().flat_map(|m| &m.forbidden) {
                 forbidden_any = true;
                 prop_assert!(!contains(&journaled, f), "journaled: {f:?}");
                 prop_assert!(!sent.contains(f.as_str()), "sent: {f:?}");
