@@ -214,18 +214,14 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<i32> {
     for line in report {
         println!("{line}");
     }
+    // An agent whose files hold no MCP entry (Codex, Factory Droid) gets none from an install
+    // or from its plugin; its notes say how to add one.
+    let holds_mcp = target
+        .places(&home, &Scope::User)
+        .iter()
+        .any(|p| p.holds.mcp);
     if let Some(id) = &serving_plugin {
-        // A plugin serves what the harness's own files would hold: an agent whose files hold
-        // no MCP entry (Codex) gets none from its plugin either; its notes say how to add one.
-        let what = if target
-            .places(&home, &Scope::User)
-            .iter()
-            .any(|p| p.holds.mcp)
-        {
-            "hooks and mcp"
-        } else {
-            "hooks"
-        };
+        let what = if holds_mcp { "hooks and mcp" } else { "hooks" };
         println!(
             "  {what}: from the plugin {id}, which runs {}",
             exe.display()
@@ -233,7 +229,7 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<i32> {
     } else {
         println!("  hooks: {} -> {}", target.events(), exe.display());
     }
-    if serving_plugin.is_none() && want.mcp && matches!(scope, Scope::User) {
+    if serving_plugin.is_none() && want.mcp && holds_mcp && matches!(scope, Scope::User) {
         println!("  mcp: openviking -> {} mcp", exe.display());
     } else if serving_plugin.is_none() && !want.mcp {
         println!("  mcp: not installed (--no-mcp)");

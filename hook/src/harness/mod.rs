@@ -24,6 +24,7 @@
 //! | `opencode`, `kilo` | `opencode/wire.rs` (what the shim `opencode/plugin.js` sends) | `opencode/output.rs` (what the shim acts on) | none (payloads carry the turn) | `opencode/install_target.rs` (the `plugin` list; the shim beside the binary) | the default (`doctor/agents.rs`) |
 //! | `cursor` | `cursor/wire.rs` | `cursor/output.rs` | none: stop's answer is read from the transcript its payload names (`cursor/transcript.rs`) | `cursor/install_target.rs` | the default (`doctor/agents.rs`) |
 //! | `antigravity` | `antigravity/wire.rs` | `antigravity/output.rs` | none: PreInvocation and Stop read their turn from the transcript the payload names, ordered by `step_index` (`antigravity/transcript.rs`) | `antigravity/install_target.rs` | the default (`doctor/agents.rs`) |
+//! | `droid` | `droid/wire.rs` | Claude Code's | none: Stop's answer is the assistant message its `message_id` names in the transcript `transcript_path` names (`droid/transcript.rs`) | `droid/install_target.rs` (hooks only) | the default (`doctor/agents.rs`) |
 //!
 //! Shared by several: [`input`] (the flat JSON payload parser and its field tables),
 //! [`payload_only`] (a harness whose payloads carry everything: Qwen, Codex), [`context_fit`]

@@ -147,7 +147,14 @@ fn install_keeps_foreign_entries_is_idempotent_and_uninstall_restores() {
             std::fs::create_dir_all(p.parent().expect("dir")).expect("mkdir");
             std::fs::write(&p, serde_json::to_vec_pretty(content).expect("json")).expect("write");
         }
-        ok(&env, &["install", "--harness", harness, "--home", &home]);
+        let said = ok(&env, &["install", "--harness", harness, "--home", &home]);
+        // The summary names an MCP entry only where install writes one (Codex and Droid get
+        // a note on adding it by hand instead).
+        match harness {
+            "codex" | "droid" => assert!(!said.contains("mcp: openviking"), "{said}"),
+            "qwen" => assert!(said.contains("  mcp: openviking -> "), "{said}"),
+            _ => {}
+        }
         let installed = read(&env.home().join(ours_in));
         let cmd = installed
             .pointer(pointer)
