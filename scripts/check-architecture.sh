@@ -23,7 +23,8 @@ while IFS= read -r t; do
         [ -e "$t" ] || miss "$t" ;;
     harness/*) [ -e "hook/src/$t" ] || miss "$t" ;;
     *.md) [ -e "$t" ] || [ -e "docs/$t" ] || miss "$t" ;;
-    *.rs) [ -n "$(find hook/src engine/src journal/src replay-tool/src -name "$t" -print -quit)" ] || miss "$t" ;;
+    # A file name, or the tail of a path (`cmd/doctor.rs`), under one of the crates' sources.
+    *.rs) [ -n "$(find hook/src engine/src journal/src replay-tool/src -path "*/$t" -print -quit)" ] || miss "$t" ;;
     esac
     # Item paths: engine::a::b, hook::a::B, ov_journal::x, client::Client, turnbook::TurnBook.
     if [[ "$t" =~ ^(engine|hook|ov_engine|ov_journal|journal|[a-z_]+)::([A-Za-z_][A-Za-z0-9_:]*) ]]; then
