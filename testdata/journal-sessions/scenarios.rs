@@ -121,6 +121,7 @@ impl B {
             fragments: frags,
             skipped_lines: 0,
             bad_lines: 0,
+            tools: Vec::new(),
         };
         self.push(
             20,
