@@ -14,7 +14,7 @@
 //!
 //! Everything runs in a temporary HOME with its own state root, under a fresh session id, so
 //! runs against a shared server never collide and never touch the user's files
-//! ([`env`], [`binary`]). Afterwards the session's journal is read and folded once
+//! ([`mod@env`], [`binary`]). Afterwards the session's journal is read and folded once
 //! ([`captured`]); what should have arrived is [`expected`]; the [`report`] says how it went.
 
 mod binary;
