@@ -23,6 +23,7 @@
 
 pub(crate) mod atomic;
 pub mod bin_home;
+pub mod flat_hooks;
 pub mod hook_groups;
 pub mod json_doc;
 mod json_splice;

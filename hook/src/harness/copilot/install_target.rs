@@ -18,15 +18,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use super::transcript::state_dir;
-use crate::install::hook_groups::{first_word, shell_quote};
-use crate::install::json_doc::object_at;
-use crate::install::marker::{mentions_integration, INTEGRATION_ID};
+use crate::install::flat_hooks::FlatHooksFile;
+use crate::install::marker::INTEGRATION_ID;
 use crate::install::mcp_servers::McpServersFile;
-use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, Scope};
+use crate::install::target::{InstallTarget, Parts, Place, Scope};
 
 /// Our hooks: Copilot event, subcommand, `timeoutSec`.
 pub const HOOKS: [(&str, &str, u64); 7] = [
@@ -41,7 +39,23 @@ pub const HOOKS: [(&str, &str, u64); 7] = [
 ];
 
 /// `settings.json`'s `hooks`.
-pub static COPILOT_SETTINGS: CopilotSettings = CopilotSettings;
+pub static COPILOT_SETTINGS: FlatHooksFile = FlatHooksFile {
+    describe: "Copilot CLI settings",
+    agent: "Copilot CLI",
+    harness: "copilot",
+    hooks: &HOOKS,
+    command_key: "bash",
+    entry: |bash, timeout| {
+        json!({
+            "type": "command",
+            "bash": bash,
+            "timeoutSec": timeout,
+            "env": { "OPENVIKING_INTEGRATION_ID": INTEGRATION_ID },
+        })
+    },
+    version_key: None,
+    disable_all_key: Some("disableAllHooks"),
+};
 
 /// `mcp-config.json`.
 pub static COPILOT_MCP: McpServersFile = McpServersFile {
@@ -49,118 +63,6 @@ pub static COPILOT_MCP: McpServersFile = McpServersFile {
     entry_type: Some("local"),
     all_tools: true,
 };
-
-/// Copilot's `settings.json` hooks.
-#[derive(Debug)]
-pub struct CopilotSettings;
-
-fn is_ours(entry: &Value) -> bool {
-    mentions_integration(entry)
-        || entry
-            .get("bash")
-            .and_then(Value::as_str)
-            .is_some_and(|b| b.contains("ovhook") && b.contains("--harness copilot"))
-}
-
-fn command(exe: &Path, sub: &str) -> String {
-    format!(
-        "{} --harness copilot {sub}",
-        shell_quote(&exe.to_string_lossy())
-    )
-}
-
-impl PlaceFormat for CopilotSettings {
-    fn describe(&self) -> &'static str {
-        "Copilot CLI settings"
-    }
-
-    fn validate(&self, root: &Map<String, Value>) -> anyhow::Result<()> {
-        if let Some(hooks) = root.get("hooks") {
-            let Value::Object(events) = hooks else {
-                bail!("\"hooks\" is not an object");
-            };
-            for (name, entries) in events {
-                if !entries.is_array() {
-                    bail!("\"hooks.{name}\" is not a list");
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn merge(&self, root: &mut Map<String, Value>, exe: &Path, want: Parts) -> Vec<String> {
-        if !want.hooks {
-            self.remove(root);
-            return Vec::new();
-        }
-        let events = object_at(root, "hooks");
-        for (event, sub, timeout) in HOOKS {
-            let entry = json!({
-                "type": "command",
-                "bash": command(exe, sub),
-                "timeoutSec": timeout,
-                "env": { "OPENVIKING_INTEGRATION_ID": INTEGRATION_ID },
-            });
-            let list = events
-                .entry(event)
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if !list.is_array() {
-                *list = Value::Array(Vec::new());
-            }
-            if let Value::Array(list) = list {
-                let at = list.iter().position(is_ours).unwrap_or(list.len());
-                list.retain(|e| !is_ours(e));
-                list.insert(at.min(list.len()), entry);
-            }
-        }
-        Vec::new()
-    }
-
-    fn remove(&self, root: &mut Map<String, Value>) -> usize {
-        let Some(Value::Object(events)) = root.get_mut("hooks") else {
-            return 0;
-        };
-        let mut removed = 0;
-        for list in events.values_mut() {
-            if let Value::Array(list) = list {
-                let before = list.len();
-                list.retain(|e| !is_ours(e));
-                removed += before - list.len();
-            }
-        }
-        events.retain(|_, l| !matches!(l, Value::Array(l) if l.is_empty()));
-        if events.is_empty() {
-            root.remove("hooks");
-        }
-        removed
-    }
-
-    fn binaries(&self, root: &Map<String, Value>) -> Vec<String> {
-        root.get("hooks")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flat_map(|e| e.values())
-            .filter_map(Value::as_array)
-            .flatten()
-            .filter(|e| is_ours(e))
-            .filter_map(|e| e.get("bash").and_then(Value::as_str))
-            .map(first_word)
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect()
-    }
-
-    fn warnings(&self, root: &Map<String, Value>, path: &Path) -> Vec<String> {
-        if root.get("disableAllHooks") == Some(&Value::Bool(true)) {
-            vec![format!(
-                "{}: \"disableAllHooks\" is true: Copilot CLI runs no hooks, ovhook's included",
-                path.display()
-            )]
-        } else {
-            Vec::new()
-        }
-    }
-}
 
 /// The Copilot target.
 pub static COPILOT: CopilotTarget = CopilotTarget;
@@ -218,7 +120,10 @@ impl InstallTarget for CopilotTarget {
     reason = "tests index what they built; a panic fails the test"
 )]
 mod tests {
+    use serde_json::{Map, Value};
+
     use super::*;
+    use crate::install::target::PlaceFormat;
 
     #[test]
     fn merges_in_place_and_keeps_foreign_entries() {

@@ -12,20 +12,17 @@
 //!   ...every other key belongs to Cursor or the user and is kept as is... }
 //! ```
 //!
-//! Entries are flat (no matcher groups) and hold only `command` and `timeout`, so an entry is
-//! ours when its command runs a binary named `ovhook` with `--harness cursor`. Ours are
-//! removed entry by entry; a re-install puts each back where the first of ours was, so it
-//! rewrites the file byte for byte.
+//! Entries are flat (no matcher groups) and hold only `command` and `timeout`: a
+//! [`FlatHooksFile`], whose entries are ours when their command runs a binary named `ovhook`
+//! with `--harness cursor`.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
-use crate::install::hook_groups::{first_word, shell_quote};
-use crate::install::json_doc::object_at;
+use crate::install::flat_hooks::FlatHooksFile;
 use crate::install::mcp_servers::McpServersFile;
-use crate::install::target::{InstallTarget, Parts, Place, PlaceFormat, Scope};
+use crate::install::target::{InstallTarget, Parts, Place, Scope};
 
 /// Our hooks: Cursor event, subcommand, `timeout` in seconds.
 pub const HOOKS: [(&str, &str, u64); 6] = [
@@ -38,7 +35,16 @@ pub const HOOKS: [(&str, &str, u64); 6] = [
 ];
 
 /// `hooks.json`.
-pub static CURSOR_HOOKS: CursorHooks = CursorHooks;
+pub static CURSOR_HOOKS: FlatHooksFile = FlatHooksFile {
+    describe: "Cursor hooks",
+    agent: "Cursor",
+    harness: "cursor",
+    hooks: &HOOKS,
+    command_key: "command",
+    entry: |command, timeout| json!({ "command": command, "timeout": timeout }),
+    version_key: Some("version"),
+    disable_all_key: None,
+};
 
 /// `~/.cursor/mcp.json`.
 pub static CURSOR_MCP: McpServersFile = McpServersFile {
@@ -46,109 +52,6 @@ pub static CURSOR_MCP: McpServersFile = McpServersFile {
     entry_type: None,
     all_tools: false,
 };
-
-/// Cursor's `hooks.json`.
-#[derive(Debug)]
-pub struct CursorHooks;
-
-fn is_ours(entry: &Value) -> bool {
-    let Some(cmd) = entry.get("command").and_then(Value::as_str) else {
-        return false;
-    };
-    let exe = first_word(cmd);
-    Path::new(&exe)
-        .file_name()
-        .is_some_and(|n| n == "ovhook" || n == "ovhook.exe")
-        && cmd.contains("--harness cursor")
-}
-
-fn command(exe: &Path, sub: &str) -> String {
-    format!(
-        "{} --harness cursor {sub}",
-        shell_quote(&exe.to_string_lossy())
-    )
-}
-
-impl PlaceFormat for CursorHooks {
-    fn describe(&self) -> &'static str {
-        "Cursor hooks"
-    }
-
-    fn validate(&self, root: &Map<String, Value>) -> anyhow::Result<()> {
-        if let Some(hooks) = root.get("hooks") {
-            let Value::Object(events) = hooks else {
-                bail!("\"hooks\" is not an object");
-            };
-            for (name, entries) in events {
-                if !entries.is_array() {
-                    bail!("\"hooks.{name}\" is not a list");
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn merge(&self, root: &mut Map<String, Value>, exe: &Path, want: Parts) -> Vec<String> {
-        if !want.hooks {
-            self.remove(root);
-            return Vec::new();
-        }
-        if !root.get("version").is_some_and(Value::is_number) {
-            root.insert("version".into(), json!(1));
-        }
-        let events = object_at(root, "hooks");
-        for (event, sub, timeout) in HOOKS {
-            let entry = json!({ "command": command(exe, sub), "timeout": timeout });
-            let list = events
-                .entry(event)
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if let Value::Array(list) = list {
-                let at = list.iter().position(is_ours).unwrap_or(list.len());
-                list.retain(|e| !is_ours(e));
-                list.insert(at.min(list.len()), entry);
-            }
-        }
-        Vec::new()
-    }
-
-    fn remove(&self, root: &mut Map<String, Value>) -> usize {
-        let Some(Value::Object(events)) = root.get_mut("hooks") else {
-            return 0;
-        };
-        let mut removed = 0;
-        for list in events.values_mut() {
-            if let Value::Array(list) = list {
-                let before = list.len();
-                list.retain(|e| !is_ours(e));
-                removed += before - list.len();
-            }
-        }
-        events.retain(|_, l| !matches!(l, Value::Array(l) if l.is_empty()));
-        if events.is_empty() {
-            root.remove("hooks");
-        }
-        removed
-    }
-
-    fn binaries(&self, root: &Map<String, Value>) -> Vec<String> {
-        root.get("hooks")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flat_map(|e| e.values())
-            .filter_map(Value::as_array)
-            .flatten()
-            .filter(|e| is_ours(e))
-            .filter_map(|e| e.get("command").and_then(Value::as_str))
-            .map(first_word)
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect()
-    }
-
-    fn is_residue(&self, root: &Map<String, Value>) -> bool {
-        root.keys().all(|k| k == "version")
-    }
-}
 
 /// `~/.cursor`.
 pub fn cursor_dir(home: &Path) -> PathBuf {
@@ -223,7 +126,10 @@ impl InstallTarget for CursorTarget {
     reason = "tests index what they built; a panic fails the test"
 )]
 mod tests {
+    use serde_json::{Map, Value};
+
     use super::*;
+    use crate::install::target::PlaceFormat;
 
     #[test]
     fn merges_in_place_keeps_foreign_entries_and_removes_only_ours() {
@@ -259,7 +165,12 @@ mod tests {
         let bad: Map<String, Value> =
             serde_json::from_value(json!({"hooks": {"stop": {}}})).expect("map");
         assert!(CURSOR_HOOKS.validate(&bad).is_err());
-        let other = json!({"command": "/b/ovhook --harness antigravity stop"});
-        assert!(!is_ours(&other));
+        // Another harness's ovhook entry is not ours: neither listed nor removed.
+        let mut other: Map<String, Value> = serde_json::from_value(
+            json!({"hooks": {"stop": [{"command": "/b/ovhook --harness antigravity stop"}]}}),
+        )
+        .expect("map");
+        assert!(CURSOR_HOOKS.binaries(&other).is_empty());
+        assert_eq!(CURSOR_HOOKS.remove(&mut other), 0);
     }
 }
