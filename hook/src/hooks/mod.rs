@@ -226,7 +226,17 @@ impl Invocation {
             prompt: None,
             response_text: None,
             response_preview: None,
-            source: i.source.clone().or_else(|| i.trigger.clone()),
+            source: i.source.clone().or_else(|| {
+                // PreCompact's trigger (`manual`, `auto`, an agent's own word for it): one short
+                // word is journaled, never free payload text.
+                i.trigger
+                    .as_deref()
+                    .filter(|t| {
+                        (1..=32).contains(&t.len())
+                            && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    })
+                    .map(str::to_owned)
+            }),
             tool_name: i.tool_name.clone(),
             denied_uri: None,
             tool_call_count: i.tool_call_count,

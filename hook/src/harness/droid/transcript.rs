@@ -85,7 +85,8 @@ impl Message {
         (!text.is_empty()).then(|| text.to_owned())
     }
 
-    /// A user message the user wrote: text, no tool result, not a steering reminder.
+    /// A user message the user wrote: text, no tool result, and words of the user's by the
+    /// engine's one rule for injected text (a steering `<system-reminder>` is not).
     fn is_real_prompt(&self) -> bool {
         let tool_result = self.content.as_array().is_some_and(|parts| {
             parts
@@ -95,7 +96,7 @@ impl Message {
         !tool_result
             && self
                 .text()
-                .is_some_and(|t| !t.starts_with("<system-reminder>"))
+                .is_some_and(|t| ov_engine::text::user_words(&t).is_some())
     }
 }
 
