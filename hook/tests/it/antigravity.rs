@@ -175,7 +175,7 @@ fn three_turns_are_captured_once_whole_with_recall_once_per_turn() {
     }
     assert!(first.contains("wombat-amber"), "{first}");
     // The server may find nothing new for a short prompt in a session already given its
-    // memories; whatever it answered, the same prompt gets the same answer (cached).
+    // memories; whatever it answered, the same prompt gets the same injection (from the cache or the server alike).
     assert_eq!(recalls[1], recalls[2], "the same prompt, the same answer");
     let remote = ov_engine::ids::remote_session_id("ag-", &sid);
     assert_exactly_once(&url, &remote, &turns);

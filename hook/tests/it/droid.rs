@@ -233,7 +233,7 @@ fn three_turns_are_captured_once_whole_with_recall_and_the_viking_read_denied() 
     assert!(first.contains("wombat-amber"), "{first}");
     assert_eq!(
         recalls[1], recalls[2],
-        "the same prompt, the same answer (cached)"
+        "the same prompt, the same injection (this does not tell the cache from the server)"
     );
     let remote = ov_engine::ids::remote_session_id("dr-", &sid);
     assert_exactly_once(&url, &remote, &turns);
