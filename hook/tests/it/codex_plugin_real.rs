@@ -40,9 +40,6 @@ fn codex(bin: &Path, env: &Env, work: &Path, args: &[&str]) -> Command {
         .env("FAKE_MODEL_API_KEY", "test")
         .current_dir(work)
         .args(args);
-    for (k, v) in &env.vars {
-        cmd.env(k, v);
-    }
     cmd
 }
 
@@ -104,7 +101,9 @@ fn codex_plugin_real_cli() {
     let Some(bin) = cli("codex") else {
         return;
     };
-    let env = Env::with_url(&url);
+    // A user's machine: the default state root and no server URL in the environment; the
+    // hooks Codex starts find the server where `ovhook install --url` wrote it.
+    let env = Env::bare();
     let home = env.home().to_path_buf();
     let work = home.join("work");
     std::fs::create_dir_all(&work).expect("work");
@@ -162,6 +161,8 @@ fn codex_plugin_real_cli() {
             "codex",
             "--home",
             &home_arg,
+            "--url",
+            &url,
             "--trust",
         ],
         b"",
