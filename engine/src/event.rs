@@ -88,7 +88,8 @@ pub struct HookReceived {
     /// rule. Used only
     /// when neither `responseText` nor the rollout gives the answer.
     pub response_preview: Option<String>,
-    /// SessionStart: `startup | resume | clear | compact`.
+    /// SessionStart: `startup | resume | clear | compact`; PreCompact: its trigger (`manual`,
+    /// `auto`: one short word).
     pub source: Option<String>,
     /// PreToolUse: the tool name.
     pub tool_name: Option<String>,

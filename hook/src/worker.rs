@@ -25,6 +25,8 @@ pub struct WorkerCtx {
     privacy: ov_engine::privacy::Policy,
     client: Option<Client>,
     home: std::path::PathBuf,
+    /// The hook's budget when the worker runs inside a hook (PreCompact).
+    deadline: Option<Instant>,
 }
 
 impl WorkerCtx {
@@ -44,6 +46,7 @@ impl WorkerCtx {
             cfg,
             client,
             home: ov_engine::paths::home_dir(),
+            deadline,
         }
     }
 }
@@ -74,6 +77,7 @@ impl WorkerContext for WorkerCtx {
         s.privacy = self.privacy.clone();
         s.retention_days = self.cfg.journal.retention_days;
         s.capture_tools = self.cfg.capture.tools;
+        s.deadline = self.deadline;
         s
     }
 }

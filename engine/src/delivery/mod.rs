@@ -71,6 +71,9 @@ pub struct DeliverySettings {
     /// Wait until in-doubt requests are this old before asking the server
     /// about them ([`IN_DOUBT_SETTLE_MS`]).
     pub in_doubt_settle_ms: u64,
+    /// A hook's budget, for a run inside a hook (PreCompact): no wait of the run (the in-doubt
+    /// settle, a retry's pause) goes past it; what is left stays journaled for a later worker.
+    pub deadline: Option<std::time::Instant>,
     /// Journal [`Event::OpenTurnsClosed`] once the transcript is read: every turn still
     /// open counts as over (a drain, a session end, a resume). After the read, so that
     /// what the transcript holds of the last turn is part of it.
@@ -118,6 +121,7 @@ impl DeliverySettings {
             ignore_backoff: false,
             close_open_turns: false,
             in_doubt_settle_ms: IN_DOUBT_SETTLE_MS,
+            deadline: None,
             answer_precedence: crate::turnbook::AnswerPrecedence::StopFirst,
             privacy: crate::privacy::Policy::builtin(),
             retention_days: crate::config::DEFAULT_RETENTION_DAYS,

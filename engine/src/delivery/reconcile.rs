@@ -40,7 +40,15 @@ pub(super) fn reconcile(
         // never longer.
         let age = now_ms().saturating_sub(started);
         if age < settings.in_doubt_settle_ms {
-            std::thread::sleep(Duration::from_millis(settings.in_doubt_settle_ms - age));
+            let wait = Duration::from_millis(settings.in_doubt_settle_ms - age);
+            if settings
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() + wait > d)
+            {
+                // Inside a hook's budget the settle does not fit: a later worker decides.
+                return Ok(false);
+            }
+            std::thread::sleep(wait);
         }
     }
     if !run.state.sends.is_empty() {

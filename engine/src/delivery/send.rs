@@ -133,7 +133,15 @@ pub(super) fn send_outbox(
                     return Ok(true);
                 }
                 if transient > 0 {
-                    std::thread::sleep(Duration::from_millis(100 << transient.min(5)));
+                    let pause = Duration::from_millis(100 << transient.min(5));
+                    if settings
+                        .deadline
+                        .is_some_and(|d| std::time::Instant::now() + pause > d)
+                    {
+                        // As when the retries run out: a later worker sends what is left.
+                        return Ok(true);
+                    }
+                    std::thread::sleep(pause);
                 }
             }
         }

@@ -486,6 +486,31 @@ fn in_doubt_and_transient_failures_never_duplicate(
     Ok(())
 }
 
+/// Inside a hook's budget (PreCompact), a send left in doubt is not settled when the settle
+/// wait would pass the deadline: it stays in doubt, journaled, and a later worker (no deadline)
+/// settles it with the server; nothing is held twice.
+#[test]
+fn a_run_inside_a_hooks_budget_leaves_the_in_doubt_settle_to_a_later_worker() -> TestResult {
+    let s = Session::new()?;
+    add_turns(&s.store, 0..2)?;
+    let t = Fake::new(Server {
+        sends: vec![Reply::AppliedReplyLost].into(),
+        ..Server::default()
+    });
+    let mut within = settings();
+    within.in_doubt_settle_ms = 60_000;
+    within.deadline = Some(Instant::now() + Duration::from_secs(5));
+    deliver(&s, &t, &within)?;
+    assert!(
+        !s.state()?.in_doubt().is_empty(),
+        "the settle does not fit the budget: still in doubt"
+    );
+    deliver(&s, &t, &settings())?;
+    assert_exactly_once(&t, 2, &[]);
+    assert_settled(&s.state()?);
+    Ok(())
+}
+
 /// A 400 on a batch: its messages go one by one, only the bad one is set
 /// aside (with the server's words), the others and those behind are delivered.
 #[test]
