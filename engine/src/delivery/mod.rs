@@ -315,6 +315,10 @@ fn read_transcript(
         match source.read_after(resume, last_turn) {
             Ok(Some(mut chunk)) => {
                 let tools = std::mem::take(&mut chunk.tools);
+                // Consent is read before the range is folded: a turn the range completes with
+                // nothing to send leaves the book at once, and its calls must not depend on
+                // where the range was cut.
+                let consented = tools::consented_before(&run.state, &tools);
                 let redacted = privacy.chunk(&mut chunk);
                 let moved = chunk.rescanned
                     || resume.is_none_or(|(id, off)| id != chunk.identity || off != chunk.end);
@@ -340,7 +344,9 @@ fn read_transcript(
                     }
                 }
                 if settings.capture_tools {
-                    for event in tools::transcript_tool_events(&run.state, &tools, privacy) {
+                    for event in
+                        tools::transcript_tool_events(&run.state, &tools, &consented, privacy)
+                    {
                         run.append(event, Durability::Buffered)?;
                     }
                 }

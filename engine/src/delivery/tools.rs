@@ -2,7 +2,7 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | only turns whose consent is given ([`crate::turnbook::Consent::Given`]) | a refused or unseen turn is never sent, nor anything of it |
+//! | only turns whose consent is given ([`crate::turnbook::Consent::Given`]), before or after the range is folded | a refused or unseen turn is never sent, nor anything of it; a turn the range completes with nothing to send leaves the book, and what is journaled must not depend on where a range was cut |
 //! | only turns whose answer is not planned or delivered ([`State::takes_tool_calls`]) | the tool parts go with the answer's one request |
 //! | every call through [`ToolCall::capture`] | the one entry rule: privacy, then bounds |
 //! | a call journaled only when it adds to what the turn keeps | re-reading a transcript (a rescan) journals nothing again |
@@ -13,19 +13,36 @@ use crate::privacy::{Policy, Redactions};
 use crate::projector::State;
 use crate::tool::{ToolCall, TurnTools};
 
-/// The events that journal `tools` (the raw calls of one read) under `state`: per turn a
+/// The turns of `tools` whose consent `state` gives: read before the range is folded and
+/// passed to [`transcript_tool_events`].
+pub(super) fn consented_before(state: &State, tools: &[TurnTools]) -> Vec<String> {
+    tools
+        .iter()
+        .map(|t| t.turn_id.as_str())
+        .filter(|id| !id.is_empty() && given(state, id))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn given(state: &State, turn_id: &str) -> bool {
+    state.book.consent_of(turn_id).is_some_and(|c| c.is_given())
+}
+
+/// The events that journal `tools` (the raw calls of one read) under `state`, for turns
+/// consented now or in `consented_before` (see [`consented_before`]): per turn a
 /// [`Event::ToolCalls`] (origin `transcript`) with what is new, and an [`Event::Redacted`]
 /// (origin `tool`) when the privacy rule removed something of it.
 pub(super) fn transcript_tool_events(
     state: &State,
     tools: &[TurnTools],
+    consented_before: &[String],
     policy: &Policy,
 ) -> Vec<Event> {
     let mut events = Vec::new();
     for turn in tools.iter().flat_map(|t| placed(state, t)) {
         let turn = &turn;
         let id = turn.turn_id.as_str();
-        let consented = state.book.consent_of(id).is_some_and(|c| c.is_given());
+        let consented = given(state, id) || consented_before.iter().any(|c| c == id);
         if !consented || !state.takes_tool_calls(id) {
             continue;
         }
@@ -155,7 +172,7 @@ mod tests {
             "t1",
             vec![read_call(Some(&format!("NOTE-42 {SECRET}")))],
         )];
-        let events = transcript_tool_events(&state, &tools, &Policy::builtin());
+        let events = transcript_tool_events(&state, &tools, &[], &Policy::builtin());
         assert_eq!(events.len(), 2, "{events:?}");
         let Event::ToolCalls {
             turn_id,
@@ -179,14 +196,14 @@ mod tests {
             state.apply(&at(e));
         }
         // The same range read again (a rescan) adds nothing.
-        assert!(transcript_tool_events(&state, &tools, &Policy::builtin()).is_empty());
+        assert!(transcript_tool_events(&state, &tools, &[], &Policy::builtin()).is_empty());
     }
 
     #[test]
     fn a_result_read_after_its_call_completes_the_kept_call() {
         let mut state = prompted("t1");
         let first = [turn("t1", vec![read_call(None)])];
-        for e in transcript_tool_events(&state, &first, &Policy::builtin()) {
+        for e in transcript_tool_events(&state, &first, &[], &Policy::builtin()) {
             state.apply(&at(e));
         }
         assert_eq!(state.kept_tool_calls("t1")[0].output, None);
@@ -196,7 +213,7 @@ mod tests {
             ..TranscriptToolCall::default()
         };
         let events =
-            transcript_tool_events(&state, &[turn("t1", vec![result])], &Policy::builtin());
+            transcript_tool_events(&state, &[turn("t1", vec![result])], &[], &Policy::builtin());
         let [Event::ToolCalls { calls, .. }] = events.as_slice() else {
             panic!("one event: {events:?}")
         };
@@ -215,6 +232,7 @@ mod tests {
         for e in transcript_tool_events(
             &state,
             &[turn("t1", vec![read_call(None)])],
+            &[],
             &Policy::builtin(),
         ) {
             state.apply(&at(e));
@@ -228,8 +246,12 @@ mod tests {
             id: Some("toolu_9".into()),
             ..result.clone()
         };
-        let events =
-            transcript_tool_events(&state, &[turn("", vec![result, stray])], &Policy::builtin());
+        let events = transcript_tool_events(
+            &state,
+            &[turn("", vec![result, stray])],
+            &[],
+            &Policy::builtin(),
+        );
         let [Event::ToolCalls { turn_id, calls, .. }] = events.as_slice() else {
             panic!("one event: {events:?}")
         };
@@ -239,15 +261,30 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_consented_before_the_range_keeps_its_calls_when_the_range_completes_it() {
+        // The range completed t1 with nothing to send: the fold let it go from the book.
+        let after = State::default();
+        let tools = [turn("t1", vec![read_call(Some("NOTE-42"))])];
+        assert!(transcript_tool_events(&after, &tools, &[], &Policy::builtin()).is_empty());
+        let before = consented_before(&prompted("t1"), &tools);
+        assert_eq!(before, ["t1"]);
+        let events = transcript_tool_events(&after, &tools, &before, &Policy::builtin());
+        assert!(
+            matches!(events.first(), Some(Event::ToolCalls { turn_id, .. }) if turn_id == "t1"),
+            "{events:?}"
+        );
+    }
+
+    #[test]
     fn a_turn_without_consent_journals_nothing() {
         let state = prompted("t1");
         let tools = [turn("t2", vec![read_call(Some("x"))])];
-        assert!(transcript_tool_events(&state, &tools, &Policy::builtin()).is_empty());
+        assert!(transcript_tool_events(&state, &tools, &[], &Policy::builtin()).is_empty());
         let mut refused = prompted("t2");
         refused.apply(&at(Event::CaptureRefused {
             turn_id: Some("t2".into()),
             reason: "paused (project)".into(),
         }));
-        assert!(transcript_tool_events(&refused, &tools, &Policy::builtin()).is_empty());
+        assert!(transcript_tool_events(&refused, &tools, &[], &Policy::builtin()).is_empty());
     }
 }
