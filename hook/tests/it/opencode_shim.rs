@@ -73,6 +73,12 @@ fn a_kilo_session_is_captured_once_and_a_subagents_follows_capture_subagents() {
     let Some(url) = common::server_url() else {
         return;
     };
+    // A memory the prompt finds, whatever else the server holds.
+    common::seed(
+        &url,
+        "viking://~/memories/preferences/kilo-notes.md",
+        "The user keeps their notes in notes.md and asks the agent to read my notes often.",
+    );
     for mode in ["skip", "separate", "inline"] {
         let mut env = Env::with_url(&url);
         env.set("OPENVIKING_CAPTURE_SUBAGENTS", mode);

@@ -358,7 +358,17 @@ impl Env {
             if done(&self.events(sid)) && self.worker_idle(sid) {
                 return;
             }
-            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            if Instant::now() >= deadline {
+                let seen: Vec<String> = self
+                    .events(sid)
+                    .iter()
+                    .map(|e| format!("{:?}", e.event))
+                    .collect();
+                panic!(
+                    "timed out waiting for {what}; the session's journal holds:\n{}",
+                    seen.join("\n")
+                );
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
     }
