@@ -385,31 +385,50 @@ impl Env {
         )
     }
 
-    /// Waits until a worker has started after the Stop of turn `turn_id` and the lock is
-    /// free again (the detached worker of that Stop, or a worker it deferred to, is
-    /// finished). The Stop is found by its turn id, not by counting Stops: a test that
-    /// damages the journal may have made an earlier Stop's record undecodable.
+    /// Waits until a worker has handled the Stop of turn `turn_id` and the lock is free again:
+    /// a worker started after the Stop (its detached worker, or one it deferred to), or a
+    /// worker already running wrote after it (a worker goes round again for events appended
+    /// while it held the lock: the Stop's own worker found the lock taken and left). The
+    /// lock must then stay free, with no new event, for a moment: between its rounds a
+    /// worker lets go of the lock briefly. The Stop is found by its turn id, not by counting
+    /// Stops: a test that damages the journal may have made an earlier Stop's record
+    /// undecodable.
     pub fn wait_worker_after_stop_of(&self, sid: &str, turn_id: &str) {
-        self.wait_for(
-            sid,
-            &format!("a worker after the Stop of {turn_id}"),
-            |evs| {
-                let mut seen = false;
-                for e in evs {
-                    match &e.event {
-                        Event::HookReceived(h)
-                            if h.kind == Some(ov_engine::event::HookKind::Stop)
-                                && h.turn_id.as_deref() == Some(turn_id) =>
-                        {
-                            seen = true
-                        }
-                        Event::WorkerStarted { .. } if seen => return true,
-                        _ => {}
+        let handled = |evs: &[Envelope]| {
+            let mut workers = std::collections::BTreeSet::new();
+            let mut seen = false;
+            for e in evs {
+                match &e.event {
+                    Event::HookReceived(h)
+                        if h.kind == Some(ov_engine::event::HookKind::Stop)
+                            && h.turn_id.as_deref() == Some(turn_id) =>
+                    {
+                        seen = true
                     }
+                    Event::WorkerStarted { .. } if seen => return true,
+                    Event::WorkerStarted { .. } => {
+                        workers.insert(e.pid);
+                    }
+                    _ if seen && workers.contains(&e.pid) => return true,
+                    _ => {}
                 }
-                false
-            },
-        );
+            }
+            false
+        };
+        let what = format!("a worker after the Stop of {turn_id}");
+        let deadline = Instant::now() + Duration::from_secs(180);
+        loop {
+            self.wait_for(sid, &what, handled);
+            let before = self.events(sid).len();
+            std::thread::sleep(Duration::from_millis(250));
+            if self.worker_idle(sid) && self.events(sid).len() == before {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what}: the journal never settled"
+            );
+        }
     }
 
     /// Where ZCode writes this session's rollout.
