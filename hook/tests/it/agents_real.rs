@@ -150,27 +150,7 @@ fn forget_stale_seeds(url: &str) {
         if Path::new(&format!("/proc/{pid}")).exists() {
             continue;
         }
-        forget(url, &format!("{SEEDS}/{name}"));
-    }
-}
-
-fn forget(url: &str, uri: &str) {
-    let _ = reqwest::blocking::Client::new()
-        .delete(format!("{url}/api/v1/fs"))
-        .query(&[("uri", uri), ("wait", "true")])
-        .timeout(Duration::from_secs(60))
-        .send();
-}
-
-/// This run's seeded memory, forgotten when the run ends.
-struct Seeded {
-    url: String,
-    uri: String,
-}
-
-impl Drop for Seeded {
-    fn drop(&mut self) {
-        forget(&self.url, &self.uri);
+        common::forget(url, &format!("{SEEDS}/{name}"));
     }
 }
 
@@ -397,7 +377,7 @@ impl Agent {
         let marker = format!("{}-{}", self.name, std::process::id());
         let fact = format!("The user prefers {marker}-striped tabs in the kumquat editor.");
         forget_stale_seeds(&url);
-        let seeded = Seeded {
+        let seeded = common::Seeded {
             url: url.clone(),
             uri: format!("{SEEDS}/kumquat-{marker}.md"),
         };

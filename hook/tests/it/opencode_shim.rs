@@ -73,11 +73,19 @@ fn a_kilo_session_is_captured_once_and_a_subagents_follows_capture_subagents() {
     let Some(url) = common::server_url() else {
         return;
     };
-    // A memory the prompt finds, whatever else the server holds.
+    // A memory the prompt finds, whatever else the server holds (no phrase a scripted model
+    // of another test matches on).
+    let seeded = common::Seeded {
+        url: url.clone(),
+        uri: format!(
+            "viking://~/memories/preferences/kilo-notes-{}.md",
+            std::process::id()
+        ),
+    };
     common::seed(
         &url,
-        "viking://~/memories/preferences/kilo-notes.md",
-        "The user keeps their notes in notes.md and asks the agent to read my notes often.",
+        &seeded.uri,
+        "The user keeps personal notes in notes.md and often wants them read aloud.",
     );
     for mode in ["skip", "separate", "inline"] {
         let mut env = Env::with_url(&url);

@@ -722,6 +722,28 @@ pub fn seed(url: &str, uri: &str, content: &str) {
     panic!("could not seed {uri}: {last}");
 }
 
+/// Removes `uri` from the server (`DELETE /api/v1/fs`); a failure is ignored.
+pub fn forget(url: &str, uri: &str) {
+    let _ = reqwest::blocking::Client::new()
+        .delete(format!("{url}/api/v1/fs"))
+        .query(&[("uri", uri), ("wait", "true")])
+        .timeout(Duration::from_secs(60))
+        .send();
+}
+
+/// A memory a test seeded, forgotten when the test ends: the server is shared, and a memory
+/// left behind is recalled into other tests' prompts.
+pub struct Seeded {
+    pub url: String,
+    pub uri: String,
+}
+
+impl Drop for Seeded {
+    fn drop(&mut self) {
+        forget(&self.url, &self.uri);
+    }
+}
+
 /// Checks a SessionStart / UserPromptSubmit stdout: nothing, or exactly
 /// `{"hookSpecificOutput":{"hookEventName":E,"additionalContext":…}}` on one line, under
 /// `max` bytes. Returns the context.
