@@ -164,6 +164,13 @@ pub enum WorkerReason {
 }
 
 impl WorkerReason {
+    /// The agent has just ended a turn or the session: its transcript may still owe what the
+    /// hook named (an agent that writes its transcript after its hooks run), so the worker
+    /// waits for it, bounded ([`crate::delivery::TRANSCRIPT_LAG_WAIT`]).
+    pub fn awaits_transcript(self) -> bool {
+        matches!(self, WorkerReason::Stop | WorkerReason::SessionEnd)
+    }
+
     /// Open turns count as over (`OpenTurnsClosed` is journaled first).
     pub fn closes_open_turns(self) -> bool {
         matches!(

@@ -102,8 +102,15 @@ pub fn separate_session_id(parent: &str, agent: &str) -> String {
 
 /// The turn id of a subagent's turn reported by a stop hook (one turn per subagent run).
 pub fn turn_id(agent: &str) -> String {
-    format!("subagent-{agent}")
+    format!("{TURN_PREFIX}{agent}")
 }
+
+/// Whether `turn_id` is a subagent's turn ([`turn_id`]).
+pub fn is_turn_id(turn_id: &str) -> bool {
+    turn_id.starts_with(TURN_PREFIX)
+}
+
+const TURN_PREFIX: &str = "subagent-";
 
 #[cfg(test)]
 mod tests {

@@ -169,6 +169,23 @@ impl TurnBook {
         }
     }
 
+    /// Whether the transcript still owes the latest turn a hook saw what only it can give
+    /// ([`TurnRecord::awaits_transcript`]): an agent that writes its transcript after its
+    /// hooks ran (Copilot CLI flushes `events.jsonl` in batches, after its `agentStop` and
+    /// `sessionEnd` hooks). Only the latest turn counts (a subagent's turn, whole from its
+    /// hook, is passed over), so an older turn the transcript never showed costs no wait.
+    pub fn awaits_transcript(&self) -> bool {
+        self.turns
+            .iter()
+            .rev()
+            .find(|t| {
+                !t.turn_id
+                    .as_deref()
+                    .is_some_and(crate::subagent::is_turn_id)
+            })
+            .is_some_and(|t| self.consent(t).is_given() && t.awaits_transcript())
+    }
+
     /// The turns currently held, in conversation order.
     pub fn turns(&self) -> &[TurnRecord] {
         &self.turns

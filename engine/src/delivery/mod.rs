@@ -43,6 +43,7 @@ pub use transport::{
 };
 pub use worker::{
     drain_has_work, run_worker, WorkerContext, COMPACT_ACTIVE_BYTES, COMPACT_AFTER_RECORDS,
+    TRANSCRIPT_LAG_WAIT,
 };
 
 /// What one delivery run should do.

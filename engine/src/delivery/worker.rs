@@ -58,6 +58,31 @@ pub fn drain_has_work(
     source.peek(resume).unwrap_or(true)
 }
 
+/// How long a Stop or SessionEnd worker waits, once, for the transcript to show what the
+/// latest turn a hook saw still lacks ([`crate::turnbook::TurnBook::awaits_transcript`]).
+/// The worker is detached: the agent never waits for it.
+pub const TRANSCRIPT_LAG_WAIT: Duration = Duration::from_secs(3);
+
+/// Polls `source` until it changed past what `state` read, for at most `limit`. True when
+/// it changed (or cannot tell): read it again.
+fn transcript_grew(source: &dyn TranscriptSource, state: &State, limit: Duration) -> bool {
+    let resume = state
+        .rollout
+        .as_ref()
+        .filter(|p| p.path == source.path())
+        .map(|p| (p.identity, p.offset));
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if source.peek(resume).unwrap_or(true) {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A worker rolls the journal to a snapshot segment once this many records
 /// follow the latest snapshot, so opening a long session stays cheap.
 pub const COMPACT_AFTER_RECORDS: u64 = 20_000;
@@ -75,6 +100,7 @@ pub fn run_worker(
     let mut reports = Vec::new();
     let mut first = true;
     let mut close_open_turns = reason.closes_open_turns();
+    let mut waited_for_transcript = false;
     loop {
         let lock = match FileLock::try_exclusive(&lock_path, lock_wait) {
             Ok(Some(l)) => l,
@@ -122,7 +148,21 @@ pub fn run_worker(
         if let Err(e) = crate::retention::prune_segments(store, settings.retention_days, now) {
             log::warn!("journal {}: pruning: {e}", store.dir().display());
         }
+        // The transcript may owe what a hook just saw (an agent that writes it after its hooks
+        // ran): wait for it once, bounded, still holding the lock, so the worker is seen busy.
+        let mut grew = false;
+        let may_wait = reason.awaits_transcript() && !waited_for_transcript;
+        if let Some(source) = transcript.as_deref().filter(|_| may_wait) {
+            let after = store.fold()?.state;
+            if after.book.awaits_transcript() {
+                waited_for_transcript = true;
+                grew = transcript_grew(source, &after, TRANSCRIPT_LAG_WAIT);
+            }
+        }
         drop(lock);
+        if grew && reports.len() < 16 {
+            continue;
+        }
         // Events appended by others while the lock was held (a Stop whose own
         // worker found the lock taken and left) or since: go round again.
         let now = store.fold()?.state.events;

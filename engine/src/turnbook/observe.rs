@@ -80,7 +80,10 @@ impl TurnBook {
         at_ms: Option<u64>,
     ) {
         let idx = match turn_id {
-            Some(id) => self.find_or_name(id),
+            Some(id) => {
+                let named = self.find_or_name(id);
+                self.stale_stop_target(named).unwrap_or(named)
+            }
             // An id-less Stop ends the latest turn that has not stopped (ZCode runs one
             // turn at a time), whoever named it; a turn a later one superseded is over.
             None => match self.turns.iter().rposition(|t| !t.stopped && !t.superseded) {
@@ -104,6 +107,21 @@ impl TurnBook {
                 t.stop_preview = Some(p.to_owned());
             }
         }
+    }
+
+    /// The turn a Stop naming the stopped turn `named` really ends: the latest turn a wordless
+    /// prompt hook opened after it, still unnamed and running. The Stop's name came from a
+    /// transcript that did not show that turn yet (Copilot CLI names its `agentStop` by the
+    /// last user message of `events.jsonl`, which it writes in batches); the transcript names
+    /// the turn when it shows it. `None`: the Stop ends `named` (a repeated Stop).
+    fn stale_stop_target(&self, named: usize) -> Option<usize> {
+        if !self.turns.get(named)?.stopped {
+            return None;
+        }
+        let later = self.turns.get(named + 1..)?;
+        let j = later.iter().rposition(|t| !t.stopped && !t.superseded)?;
+        let t = later.get(j)?;
+        (t.is_unnamed() && t.hook_seen).then_some(named + 1 + j)
     }
 
     /// A subagent's whole turn, reported when it finished (at `at_ms`): complete as it

@@ -55,6 +55,19 @@ impl TurnRecord {
         self.stopped || self.superseded || self.forced
     }
 
+    /// A hook saw this turn, and what only a transcript gives is still missing: the prompt
+    /// (a wordless prompt hook, and no transcript read of the turn), or the answer (it
+    /// stopped without one, and no transcript read showed one).
+    pub(super) fn awaits_transcript(&self) -> bool {
+        let frag = self.rollout.as_ref();
+        let no_prompt =
+            frag.is_none() && self.hook_prompt.as_deref().and_then(user_words).is_none();
+        let no_answer = self.stopped
+            && self.stop_text.is_none()
+            && frag.is_none_or(|r| r.final_text.is_none() && r.last_text.is_none());
+        self.hook_seen && (no_prompt || no_answer)
+    }
+
     /// The user message: the prompt's words, then what the user typed into the running
     /// turn (steering), in order, separated by blank lines.
     fn user_content(&self) -> Option<String> {

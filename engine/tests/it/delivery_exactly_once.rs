@@ -403,6 +403,9 @@ impl TranscriptSource for RolloutFile {
     fn path(&self) -> String {
         self.0.display().to_string()
     }
+    fn peek(&self, resume: Option<(FileIdentity, u64)>) -> Option<bool> {
+        ov_engine::transcript::tail::changed_since(&self.0, resume)
+    }
 }
 
 /// A real `model_io` rollout (generated): what the server ends up holding is
@@ -447,6 +450,102 @@ fn rollout_capture_reaches_the_server_once(#[case] seed: u64) -> TestResult {
     let r = delivery::deliver(&s.store, Some(&source), Some(&t), &settings())?;
     assert_eq!((r.planned, r.requests), (0, 0));
     assert_eq!(t.calls().len(), calls);
+    Ok(())
+}
+
+struct TranscriptCtx<'a, 'b> {
+    transport: &'a Fake<'b>,
+    file: PathBuf,
+}
+
+impl WorkerContext for TranscriptCtx<'_, '_> {
+    fn transcript(&self, _state: &State) -> Option<Box<dyn TranscriptSource>> {
+        Some(Box::new(RolloutFile(self.file.clone())))
+    }
+    fn transport(&self) -> Option<&dyn Transport> {
+        Some(self.transport)
+    }
+    fn settings(&self, _state: &State) -> DeliverySettings {
+        settings()
+    }
+}
+
+/// An agent that writes its transcript after its Stop hook ran (Copilot CLI flushes
+/// `events.jsonl` in batches): the Stop worker's first read finds nothing, it waits (once,
+/// bounded) for the transcript to grow, and the same worker sends what the transcript then
+/// shows, as a worker that found the whole file at once does. A transcript that never grows
+/// costs one bounded wait.
+#[test]
+fn a_stop_worker_waits_for_a_transcript_written_after_the_hook() -> TestResult {
+    let spec = ov_testdata::random(3, 4);
+    let run =
+        |late: bool| -> Result<Vec<(Option<String>, String, String)>, Box<dyn std::error::Error>> {
+            let s = Session::new()?;
+            let file = s.path.parent().ok_or("no parent")?.join("model-io.jsonl");
+            let mut whole = Vec::new();
+            let written = ov_testdata::write_session(&spec, &mut whole)?;
+            // Every turn seen by a hook and ended by a Stop that carries no answer.
+            for id in &written.turn_ids {
+                s.store
+                    .append(hook(HookKind::PreToolUse, id, ""), Durability::Buffered)?;
+                s.store
+                    .append(hook(HookKind::Stop, id, ""), Durability::Buffered)?;
+            }
+            let writer = if late {
+                std::fs::write(&file, b"")?;
+                let (path, bytes) = (file.clone(), whole.clone());
+                Some(std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(400));
+                    std::fs::write(path, bytes)
+                }))
+            } else {
+                std::fs::write(&file, &whole)?;
+                None
+            };
+            let t = Fake::new(Server::default());
+            let ctx = TranscriptCtx {
+                transport: &t,
+                file,
+            };
+            delivery::run_worker(&s.store, &ctx, WorkerReason::Stop, Duration::ZERO)?;
+            if let Some(w) = writer {
+                w.join().map_err(|_| "writer panicked")??;
+            }
+            let held = t
+                .server
+                .borrow()
+                .held
+                .iter()
+                .map(|h| (h.turn_id.clone(), h.role.clone(), h.content.clone()))
+                .collect();
+            Ok(held)
+        };
+    let at_once = run(false)?;
+    assert!(!at_once.is_empty(), "the whole file gives turns to send");
+    assert_eq!(
+        run(true)?,
+        at_once,
+        "the late transcript, read by the same worker"
+    );
+
+    // A transcript that never shows the answer: one bounded wait, then the worker leaves.
+    let s = Session::new()?;
+    let file = s.path.parent().ok_or("no parent")?.join("model-io.jsonl");
+    std::fs::write(&file, b"")?;
+    s.store.append(
+        hook(HookKind::PreToolUse, "turn_x", ""),
+        Durability::Buffered,
+    )?;
+    s.store
+        .append(hook(HookKind::Stop, "turn_x", ""), Durability::Buffered)?;
+    let t = Fake::new(Server::default());
+    let ctx = TranscriptCtx {
+        transport: &t,
+        file,
+    };
+    let reports = delivery::run_worker(&s.store, &ctx, WorkerReason::Stop, Duration::ZERO)?;
+    assert_eq!(reports.len(), 1, "no second pass: {reports:?}");
+    assert!(t.server.borrow().held.is_empty());
     Ok(())
 }
 

@@ -275,6 +275,76 @@ fn id_less_stop_pairs_with_the_latest_id_less_prompt() {
     assert!(c.iter().all(|c| c.turn_id.is_none()));
 }
 
+/// Copilot CLI: wordless, id-less prompt hooks, and an `agentStop` named by the last user
+/// message of `events.jsonl`, which Copilot writes in batches: under load the Stop names the
+/// turn before. The Stop ends the running prompt turn all the same, the transcript names
+/// that turn when it shows it, and until then the book says the transcript owes it.
+#[test]
+fn a_stop_named_by_a_lagging_transcript_ends_the_running_prompt_turn() {
+    let mut b = TurnBook::new();
+    b.observe_prompt_hook(None, None);
+    b.observe_stop(Some("m1"), None);
+    b.observe_chunk(&chunk(
+        0,
+        10,
+        vec![frag("m1", Some("first"), Some("a1"), None)],
+    ));
+    assert!(!b.awaits_transcript());
+
+    b.observe_prompt_hook(None, None);
+    assert!(b.awaits_transcript(), "the prompt is owed");
+    // The transcript still ends with m1.
+    b.observe_stop(Some("m1"), None);
+    assert!(b.awaits_transcript(), "the prompt and the answer are owed");
+    assert_eq!(b.turns().len(), 2);
+    assert!(b.turns().iter().all(|t| t.stopped), "{:?}", b.turns());
+
+    b.observe_chunk(&chunk(
+        10,
+        20,
+        vec![frag("m2", Some("second"), Some("a2"), None)],
+    ));
+    assert!(!b.awaits_transcript());
+    assert_eq!(
+        summary(&b.candidates()),
+        [
+            s("turn:m1:user", "user", "first", false),
+            s("turn:m1:assistant", "assistant", "a1", false),
+            s("turn:m2:user", "user", "second", false),
+            s("turn:m2:assistant", "assistant", "a2", false),
+        ]
+    );
+
+    // A repeated Stop of a stopped turn, with no prompt turn after it, ends that turn again.
+    b.observe_stop(Some("m2"), None);
+    assert_eq!(b.turns().len(), 2);
+}
+
+/// A turn whose Stop has no answer owes it until a transcript read shows one; a refused turn
+/// owes nothing.
+#[test]
+fn a_stopped_turn_without_an_answer_awaits_the_transcript_unless_refused() {
+    let mut b = TurnBook::new();
+    b.observe_prompt(Some("t1"), "what is in notes.md?");
+    assert!(!b.awaits_transcript(), "running, its prompt known");
+    b.observe_stop(Some("t1"), None);
+    assert!(b.awaits_transcript());
+    b.observe_chunk(&chunk(
+        0,
+        10,
+        vec![frag("t1", Some("what is in notes.md?"), Some("a1"), None)],
+    ));
+    assert!(!b.awaits_transcript());
+
+    b.observe_prompt(Some("t2"), "and now?");
+    b.observe_refused(Some("t2"), "paused (project)");
+    b.observe_stop(Some("t2"), None);
+    assert!(!b.awaits_transcript());
+    b.observe_prompt(Some("t3"), "and then?");
+    b.observe_stop(Some("t3"), Some("the answer"));
+    assert!(!b.awaits_transcript(), "the Stop carried the answer");
+}
+
 #[test]
 fn repeated_prompts_on_two_turns_are_two_messages() {
     let mut b = TurnBook::new();

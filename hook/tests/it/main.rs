@@ -17,6 +17,7 @@ mod common;
 mod compaction;
 mod consent;
 mod control_prompts;
+mod copilot_lag;
 mod cursor;
 mod doctor;
 mod doctor_placement;

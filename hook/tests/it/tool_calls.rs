@@ -424,7 +424,7 @@ fn a_copilot_turn_reaches_the_real_server_with_its_tool_part_once() {
     let mut env = Env::with_url(&url);
     env.set("OPENVIKING_CAPTURE_TOOLS", "1");
     env.set("OPENVIKING_AUTO_RECALL", "0");
-    let sid = uuid_like(&unique_session());
+    let sid = crate::common::uuid_shaped(&unique_session());
     let cwd = env.home().join("work");
     std::fs::create_dir_all(&cwd).expect("cwd");
     let cwd = cwd.display().to_string();
@@ -500,26 +500,6 @@ fn a_copilot_turn_reaches_the_real_server_with_its_tool_part_once() {
     let output = parts[0]["tool_output"].as_str().unwrap_or_default();
     assert!(output.contains("NOTE-CONTENT-42"), "{output}");
     assert!(!output.contains(SECRET), "{output}");
-}
-
-/// `sid` shaped as a UUID (Copilot's session ids are).
-fn uuid_like(sid: &str) -> String {
-    let hex: String = sid
-        .bytes()
-        .map(|b| format!("{:02x}", b))
-        .collect::<String>()
-        .chars()
-        .rev()
-        .take(32)
-        .collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
 }
 
 /// A ZCode turn that called a tool (its first call's `response.toolCalls`, the `role:"tool"`

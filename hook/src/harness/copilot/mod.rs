@@ -8,6 +8,12 @@
 //! | userPromptSubmitted | none yet (the user message is written after the hook) | no prompt: it is used for recall only, the transcript's is captured |
 //! | agentStop | the transcript's last user message ([`latest_prompt_id`]), read from the tail of `transcriptPath` | the Stop of that turn |
 //!
+//! Copilot writes `events.jsonl` in batches: under load `agentStop` and `sessionEnd` run
+//! before the file holds their turn, and the last user message is the turn before. The book
+//! then ends the running prompt turn all the same (a Stop naming a stopped turn while a later
+//! wordless prompt turn runs), and the Stop's and SessionEnd's workers wait once, bounded,
+//! for the file to show that turn ([`ov_engine::delivery::TRANSCRIPT_LAG_WAIT`]).
+//!
 //! A turn whose model calls all failed gets no agentStop: its prompt is captured alone,
 //! marked, once a later turn (or a drain) reads the transcript past it.
 pub mod install_target;

@@ -890,3 +890,23 @@ pub fn append_line(path: &Path, line: &Value) {
         .and_then(|mut f| f.write_all(s.as_bytes()))
         .expect("append");
 }
+
+/// `sid` shaped as a UUID (Copilot's session ids are).
+pub fn uuid_shaped(sid: &str) -> String {
+    let hex: String = sid
+        .bytes()
+        .map(|b| format!("{:02x}", b))
+        .collect::<String>()
+        .chars()
+        .rev()
+        .take(32)
+        .collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
