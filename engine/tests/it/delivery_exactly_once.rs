@@ -453,6 +453,9 @@ fn rollout_capture_reaches_the_server_once(#[case] seed: u64) -> TestResult {
     Ok(())
 }
 
+/// What the fake server holds of one message: turn, role, content.
+type HeldRow = (Option<String>, String, String);
+
 struct TranscriptCtx<'a, 'b> {
     transport: &'a Fake<'b>,
     file: PathBuf,
@@ -478,48 +481,47 @@ impl WorkerContext for TranscriptCtx<'_, '_> {
 #[test]
 fn a_stop_worker_waits_for_a_transcript_written_after_the_hook() -> TestResult {
     let spec = ov_testdata::random(3, 4);
-    let run =
-        |late: bool| -> Result<Vec<(Option<String>, String, String)>, Box<dyn std::error::Error>> {
-            let s = Session::new()?;
-            let file = s.path.parent().ok_or("no parent")?.join("model-io.jsonl");
-            let mut whole = Vec::new();
-            let written = ov_testdata::write_session(&spec, &mut whole)?;
-            // Every turn seen by a hook and ended by a Stop that carries no answer.
-            for id in &written.turn_ids {
-                s.store
-                    .append(hook(HookKind::PreToolUse, id, ""), Durability::Buffered)?;
-                s.store
-                    .append(hook(HookKind::Stop, id, ""), Durability::Buffered)?;
-            }
-            let writer = if late {
-                std::fs::write(&file, b"")?;
-                let (path, bytes) = (file.clone(), whole.clone());
-                Some(std::thread::spawn(move || {
-                    std::thread::sleep(Duration::from_millis(400));
-                    std::fs::write(path, bytes)
-                }))
-            } else {
-                std::fs::write(&file, &whole)?;
-                None
-            };
-            let t = Fake::new(Server::default());
-            let ctx = TranscriptCtx {
-                transport: &t,
-                file,
-            };
-            delivery::run_worker(&s.store, &ctx, WorkerReason::Stop, Duration::ZERO)?;
-            if let Some(w) = writer {
-                w.join().map_err(|_| "writer panicked")??;
-            }
-            let held = t
-                .server
-                .borrow()
-                .held
-                .iter()
-                .map(|h| (h.turn_id.clone(), h.role.clone(), h.content.clone()))
-                .collect();
-            Ok(held)
+    let run = |late: bool| -> Result<Vec<HeldRow>, Box<dyn std::error::Error>> {
+        let s = Session::new()?;
+        let file = s.path.parent().ok_or("no parent")?.join("model-io.jsonl");
+        let mut whole = Vec::new();
+        let written = ov_testdata::write_session(&spec, &mut whole)?;
+        // Every turn seen by a hook and ended by a Stop that carries no answer.
+        for id in &written.turn_ids {
+            s.store
+                .append(hook(HookKind::PreToolUse, id, ""), Durability::Buffered)?;
+            s.store
+                .append(hook(HookKind::Stop, id, ""), Durability::Buffered)?;
+        }
+        let writer = if late {
+            std::fs::write(&file, b"")?;
+            let (path, bytes) = (file.clone(), whole.clone());
+            Some(std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(400));
+                std::fs::write(path, bytes)
+            }))
+        } else {
+            std::fs::write(&file, &whole)?;
+            None
         };
+        let t = Fake::new(Server::default());
+        let ctx = TranscriptCtx {
+            transport: &t,
+            file,
+        };
+        delivery::run_worker(&s.store, &ctx, WorkerReason::Stop, Duration::ZERO)?;
+        if let Some(w) = writer {
+            w.join().map_err(|_| "writer panicked")??;
+        }
+        let held = t
+            .server
+            .borrow()
+            .held
+            .iter()
+            .map(|h| (h.turn_id.clone(), h.role.clone(), h.content.clone()))
+            .collect();
+        Ok(held)
+    };
     let at_once = run(false)?;
     assert!(!at_once.is_empty(), "the whole file gives turns to send");
     assert_eq!(
