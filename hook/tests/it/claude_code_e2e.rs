@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use claude_code_support::{claude_bin, ours_running, Machine, ModelServer};
+use claude_code_support::{claude_bin, ours_running, Machine, ModelServer, ReportOnFailure};
 use serde_json::{json, Value};
 
 /// Writes `content` at `uri` for one account and user (indexed before it returns).
@@ -46,6 +46,7 @@ fn real_claude_code_turns_are_injected_guarded_and_captured_exactly_once() {
     let home = dir.path().join("home");
     let work = dir.path().join("work");
     std::fs::create_dir_all(&work).expect("work");
+    let _report = ReportOnFailure { home: home.clone() };
     std::fs::write(work.join("notes.md"), "# Notes\nwater the plants\n").expect("notes");
     let account = format!(
         "acct_{}",

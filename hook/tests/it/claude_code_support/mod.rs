@@ -185,3 +185,32 @@ pub fn ours_running(exe: &Path, home: &Path) -> Vec<u32> {
     }
     out
 }
+
+/// On a failing test, prints what ovhook under `home` logged and journaled (the default state
+/// root, `~/.openviking/ovhook`), so a failure on a loaded CI machine says why.
+pub struct ReportOnFailure {
+    pub home: PathBuf,
+}
+
+impl Drop for ReportOnFailure {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        let root = self.home.join(".openviking/ovhook");
+        let log = std::fs::read_to_string(root.join("ovhook.log")).unwrap_or_default();
+        eprintln!("---- ovhook.log ----\n{log}");
+        for dir in ov_engine::store::session_dirs(&root) {
+            let Ok(store) = ov_engine::store::SessionStore::open(&dir) else {
+                continue;
+            };
+            eprintln!("---- journal {} ----", dir.display());
+            for (_, e) in store.events().unwrap_or_default() {
+                match e {
+                    Ok(env) => eprintln!("{} {:?}", env.at_ms, env.event),
+                    Err(err) => eprintln!("(damaged: {err})"),
+                }
+            }
+        }
+    }
+}
