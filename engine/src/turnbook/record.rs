@@ -58,7 +58,7 @@ impl TurnRecord {
     /// A hook saw this turn, and what only a transcript gives is still missing: the prompt
     /// (a wordless prompt hook, and no transcript read of the turn), or the answer (it
     /// stopped without one, and no transcript read showed one).
-    pub(super) fn awaits_transcript(&self) -> bool {
+    pub fn awaits_transcript(&self) -> bool {
         let frag = self.rollout.as_ref();
         let no_prompt =
             frag.is_none() && self.hook_prompt.as_deref().and_then(user_words).is_none();
