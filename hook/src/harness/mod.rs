@@ -256,6 +256,9 @@ impl HookEvent {
 }
 
 #[cfg(test)]
+mod hostile_payloads;
+
+#[cfg(test)]
 mod tests {
     use std::path::PathBuf;
 

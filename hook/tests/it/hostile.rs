@@ -768,3 +768,97 @@ fn a_hook_whose_stdout_is_closed_exits_zero() {
         assert_eq!(status.code(), Some(0), "{harness}: {status}");
     }
 }
+
+/// Every harness `ovhook --help` lists.
+fn harness_names() -> Vec<String> {
+    let out = Env::new().run_with(&["--help"], b"", &[]);
+    let help = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+    let list = help
+        .split("[possible values: ")
+        .nth(1)
+        .and_then(|s| s.split(']').next())
+        .expect("--harness lists its possible values");
+    list.split(',')
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// Every harness, every hook command, payloads no agent should send (nothing, not JSON, not
+/// an object, wrong types, a transcript path that is a FIFO no one writes or a directory, a
+/// `viking://` read): exit 0 within the bound, nothing on stderr's account on stdout (nothing,
+/// or one JSON line), and the hook journaled. A harness added to the list is covered here.
+#[test]
+fn every_harness_answers_any_payload_with_exit_0_and_nothing_or_one_json_line() {
+    let names = harness_names();
+    assert!(names.len() >= 11, "{names:?}");
+    let env = Env::new();
+    let fifo = env.home().join("events-fifo");
+    mkfifo(&fifo);
+    let dir = env.home().display().to_string();
+    let fifo = fifo.display().to_string();
+    let hostile = |sid: &str, path: &str| {
+        json!({
+            "session_id": sid, "sessionId": sid, "conversation_id": sid, "conversationId": sid,
+            "cwd": dir, "transcript_path": path, "transcriptPath": path,
+            "agent_transcript_path": path, "prompt": {"not": "text"}, "message_id": 7,
+            "tool_name": "Read", "toolName": "view",
+            "tool_input": {"file_path": "viking://user/memories/profile.md"},
+            "toolArgs": {"path": "viking://user/memories/profile.md"},
+            "file_path": "viking://user/memories/profile.md",
+        })
+        .to_string()
+        .into_bytes()
+    };
+    let commands = [
+        "session-start",
+        "user-prompt-submit",
+        "pre-tool-use",
+        "post-tool-use",
+        "stop",
+        "session-end",
+        "pre-compact",
+        "subagent-stop",
+    ];
+    for name in &names {
+        let payloads: [(&str, Vec<u8>); 5] = [
+            ("empty", Vec::new()),
+            ("not json", b"{\"session_id\": ".to_vec()),
+            ("array", b"[1,2,3]".to_vec()),
+            ("fifo", hostile(&format!("h-{name}-fifo"), &fifo)),
+            ("directory", hostile(&format!("h-{name}-dir"), &dir)),
+        ];
+        for cmd in commands {
+            for (what, payload) in &payloads {
+                let t = Instant::now();
+                let out = env.run_with(&["--harness", name, cmd], payload, &[]);
+                let took = t.elapsed();
+                let case = format!("{name} {cmd} {what}");
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "{case}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                assert!(took < HOOK_BOUND, "{case} took {took:?}");
+                let stdout = String::from_utf8(out.stdout).expect("utf-8");
+                if !stdout.is_empty() {
+                    assert!(
+                        stdout.ends_with('\n') && stdout.trim_end().lines().count() == 1,
+                        "{case}: one line: {stdout:?}"
+                    );
+                    let parsed: Result<Value, _> = serde_json::from_str(stdout.trim_end());
+                    assert!(parsed.is_ok(), "{case}: not JSON: {stdout:?}");
+                }
+            }
+        }
+    }
+    wait_all_idle(&env);
+    // Every invocation was journaled (the hostile ones under their own sessions), but
+    // PostToolUse's: with `capture.tools` off nothing of a tool is journaled.
+    let hooks = all_events(&env)
+        .iter()
+        .filter(|e| matches!(e.event, ov_engine::event::Event::HookReceived(_)))
+        .count();
+    assert_eq!(hooks, names.len() * (commands.len() - 1) * 5);
+}
