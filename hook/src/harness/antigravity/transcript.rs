@@ -25,6 +25,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::harness::transcript_tail::contains;
+
 /// The last turn found in a transcript's tail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LastTurn {
@@ -135,10 +137,6 @@ fn prompt_of(content: &str) -> String {
         out.replace_range(start..end, "");
     }
     out.trim().to_owned()
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -19,18 +19,20 @@ use std::path::Path;
 
 use serde_json::Value;
 
-/// How much of the transcript's end is read: the last turn's records.
+use crate::harness::transcript_tail::contains;
+
+/// How much of the transcript's end is read at most: the last turn's records.
 const TAIL_BYTES: u64 = 8 << 20;
 
 /// The text of the last assistant record after the last user record, if any.
 pub fn last_answer(path: &Path) -> Option<String> {
-    let lines = crate::harness::transcript_tail::last_lines(path, TAIL_BYTES)?;
-    for line in lines.iter().rev() {
+    // Read back from the end, only as far as the last turn's records.
+    for line in crate::harness::transcript_tail::rev_lines(path, TAIL_BYTES)? {
         // Only records that may be messages are parsed.
-        if !contains(line, b"\"role\"") {
+        if !contains(&line, b"\"role\"") {
             continue;
         }
-        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+        let Ok(v) = serde_json::from_slice::<Value>(&line) else {
             continue;
         };
         match v.get("role").and_then(Value::as_str) {
@@ -62,10 +64,6 @@ fn text_of(content: &Value) -> Option<String> {
     let text = text.replace("[REDACTED]", "");
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_owned())
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 #[cfg(test)]

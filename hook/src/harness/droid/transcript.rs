@@ -23,6 +23,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::harness::transcript_tail::contains;
+
 /// How much of the transcript's end is read: the last turn's records.
 const TAIL_BYTES: u64 = 8 << 20;
 
@@ -38,22 +40,18 @@ pub struct StopTurn {
 /// The turn whose final assistant message is `message_id`, read from the transcript at
 /// `path`; `None` when the message is not among the transcript's last lines.
 pub fn stop_turn(path: &Path, message_id: &str) -> Option<StopTurn> {
-    let lines = crate::harness::transcript_tail::last_lines(path, TAIL_BYTES)?;
     let needle = serde_json::to_string(message_id).ok()?;
-    // Only lines naming the id are parsed until the answer is found.
-    let (at, answer) = lines.iter().enumerate().rev().find_map(|(at, l)| {
-        contains(l, needle.as_bytes())
-            .then(|| message(l))
+    // Read back from the end: only lines naming the id are parsed until the answer is
+    // found, then the lines before it until the turn's prompt.
+    let mut lines = crate::harness::transcript_tail::rev_lines(path, TAIL_BYTES)?;
+    let answer = lines.by_ref().find_map(|l| {
+        contains(&l, needle.as_bytes())
+            .then(|| message(&l))
             .flatten()
             .filter(|m| m.id == message_id && m.role == "assistant")
-            .map(|m| (at, m))
     })?;
     let user = lines
-        .get(..at)
-        .unwrap_or_default()
-        .iter()
-        .rev()
-        .filter_map(|l| message(l))
+        .filter_map(|l| message(&l))
         .find(|m| m.role == "user" && m.is_real_prompt());
     Some(StopTurn {
         turn_id: user.map(|u| u.id),
@@ -114,10 +112,6 @@ fn message(line: &[u8]) -> Option<Message> {
     let role = m.get("role").and_then(Value::as_str)?.to_owned();
     let content = m.get_mut("content").map(Value::take).unwrap_or_default();
     Some(Message { id, role, content })
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ fn holds_session(path: &Path, session_id: &str) -> bool {
         return false;
     }
     let needle = format!("\"sessionId\":\"{session_id}\"");
-    head.windows(needle.len()).any(|w| w == needle.as_bytes())
+    crate::harness::transcript_tail::contains(&head, needle.as_bytes())
 }
 
 /// The largest session file of `session_id` in `chats` (see the module doc).

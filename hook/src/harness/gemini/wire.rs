@@ -52,7 +52,7 @@ pub fn after_prompt_written(raw: &[u8]) -> bool {
         b"\"hook_event_name\":\"AfterAgent\"",
         b"\"hook_event_name\":\"BeforeTool\"",
     ];
-    KEYS.iter().any(|k| raw.windows(k.len()).any(|w| w == *k))
+    KEYS.iter().any(|k| crate::harness::transcript_tail::contains(raw, k))
 }
 
 #[cfg(test)]
