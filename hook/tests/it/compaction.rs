@@ -192,3 +192,64 @@ fn pre_compact_against_a_silent_server_keeps_the_turn_for_later() {
         "the turn must stay journaled for later"
     );
 }
+
+/// While the back-off every session shares is on for the server (another session's hook found
+/// it down), PreCompact does not try it: no connection, no worker in the hook; the turn stays
+/// journaled for later.
+#[test]
+fn pre_compact_leaves_a_server_in_the_shared_back_off_alone() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    listener.set_nonblocking(true).expect("nonblocking");
+    let env = Env::with_url(&url);
+    let cwd = env.home().display().to_string();
+    let sid = format!("019b{}", &common::unique_turn()[5..]);
+    let turn = common::unique_turn();
+    let mut ups = codex("UserPromptSubmit", &sid, &turn, &cwd);
+    ups["prompt"] = json!("a prompt before the compaction");
+    run(
+        &env,
+        "codex",
+        "user-prompt-submit",
+        &ups,
+        &[("OPENVIKING_URL", "off")],
+    );
+    let mut stop = codex("Stop", &sid, &turn, &cwd);
+    stop["last_assistant_message"] = json!("an answer before the compaction");
+    run(&env, "codex", "stop", &stop, &[("OPENVIKING_URL", "off")]);
+    common::wait_all_idle(&env);
+
+    ov_engine::backoff::start(
+        &env.state(),
+        &url,
+        ov_engine::store::now_ms(),
+        60_000,
+        "connection refused",
+    );
+    let mut pre = codex("PreCompact", &sid, &turn, &cwd);
+    pre["trigger"] = json!("auto");
+    run(&env, "codex", "pre-compact", &pre, &[]);
+    let events = env.events(&sid);
+    assert_eq!(
+        count(&events, |e| matches!(
+            e,
+            Event::HookReceived(h) if h.kind == Some(HookKind::PreCompact)
+        )),
+        1,
+        "journaled"
+    );
+    assert_eq!(
+        count(&events, |e| matches!(
+            e,
+            Event::WorkerStarted {
+                reason: WorkerReason::PreCompact
+            }
+        )),
+        0
+    );
+    assert!(
+        listener.accept().is_err(),
+        "PreCompact connected to a server in the back-off"
+    );
+    assert!(!env.state_of(&sid).book.turns().is_empty());
+}
