@@ -49,7 +49,10 @@ pub fn last_turn(path: &Path, max: u64) -> Option<LastTurn> {
     let lines = crate::harness::transcript_tail::last_lines(path, max)?;
     let mut records: Vec<(u64, Record)> = Vec::new();
     for line in &lines {
-        if !contains(line, b"\"step_index\"") {
+        // Only records that may be a prompt or an answer are parsed (a file view's record
+        // holds the whole file).
+        let conversational = contains(line, b"USER_INPUT") || contains(line, b"PLANNER_RESPONSE");
+        if !conversational || !contains(line, b"\"step_index\"") {
             continue;
         }
         let Ok(v) = serde_json::from_slice::<Value>(line) else {
