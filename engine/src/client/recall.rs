@@ -9,6 +9,8 @@
 //!  tier 3  POST /api/v1/search/find ×2 (memories, skills) ► rank ► budget         ──► block format B
 //! ```
 //! A tier that answers but finds nothing ends the chain with no block (the anchor does not fall back).
+//! With an actor peer (the current project), tiers 1 and 2 ask for `other_peer_penalty` and put
+//! the current project's items first (`project_first.rs`).
 //! Tier 1 is the successor OpenViking names for tier 2, and is always tried first (unless the
 //! server rejected it within the last 6 h); a reply that says its endpoint is deprecated is
 //! reported in [`RecallOutcome::deprecated`] (the hook logs it once a day).
@@ -19,8 +21,12 @@ use serde_json::{json, Map, Value};
 
 use super::{fit_block, BlockLimit, Client, ClientError, Method};
 
+mod project_first;
 mod rank;
 mod tier3;
+
+use project_first::current_project_first;
+use rank::OTHER_PROJECT_PENALTY;
 
 const HEADER_A: &str = "<openviking-context>\nRelevant memory from OpenViking. Use the search/read MCP tools to expand URIs.\n";
 const FOOTER: &str = "\n</openviking-context>";
@@ -251,6 +257,9 @@ impl Client {
         if req.peer_scope_actor {
             body.insert("peer_scope".into(), json!("actor"));
         }
+        if self.actor_peer.is_some() {
+            body.insert("other_peer_penalty".into(), json!(OTHER_PROJECT_PENALTY));
+        }
         if let Some(sid) = &req.session_id {
             body.insert("session_id".into(), json!(sid));
             body.insert("dedup_turns".into(), json!(DEDUP_TURNS));
@@ -283,6 +292,7 @@ impl Client {
         } else {
             digest
         };
+        let injected = current_project_first(&injected, self.actor_peer.as_deref());
         out.items = block_uris(&injected);
         Ok(block_a(&injected, req.limit()))
     }
@@ -309,6 +319,9 @@ impl Client {
         if let Some(o) = body.as_object_mut() {
             if peer_scope.is_none() {
                 o.remove("peer_scope");
+            }
+            if self.actor_peer.is_some() {
+                o.insert("other_peer_penalty".into(), json!(OTHER_PROJECT_PENALTY));
             }
             // As tier 1: the turns already in this session are not recalled again (the
             // server's default is 0).
@@ -339,8 +352,9 @@ impl Client {
             .and_then(Value::as_str)
             .map(str::trim)
             .unwrap_or_default();
-        out.items = block_uris(rendered);
-        Ok(block_a(rendered, req.limit()))
+        let rendered = current_project_first(rendered, self.actor_peer.as_deref());
+        out.items = block_uris(&rendered);
+        Ok(block_a(&rendered, req.limit()))
     }
 }
 
