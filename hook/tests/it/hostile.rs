@@ -769,21 +769,6 @@ fn a_hook_whose_stdout_is_closed_exits_zero() {
     }
 }
 
-/// Every harness `ovhook --help` lists.
-fn harness_names() -> Vec<String> {
-    let out = Env::new().run_with(&["--help"], b"", &[]);
-    let help = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
-    let list = help
-        .split("[possible values: ")
-        .nth(1)
-        .and_then(|s| s.split(']').next())
-        .expect("--harness lists its possible values");
-    list.split(',')
-        .map(|n| n.trim().to_owned())
-        .filter(|n| !n.is_empty())
-        .collect()
-}
-
 /// Every harness, every hook command, payloads no agent should send (nothing, not JSON, not
 /// an object, wrong types, a transcript path that is a FIFO no one writes or a directory, a
 /// `viking://` read): exit 0 within the bound, nothing on stderr's account on stdout (nothing,

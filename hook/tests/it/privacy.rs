@@ -359,3 +359,76 @@ proptest::proptest! {
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 4, ..Default::default() })]
+
+    /// The same for every harness `ovhook --help` lists: a prompt and an answer under every key
+    /// a harness reads them from, and in a transcript each reading harness knows (Cursor's
+    /// records, Antigravity's steps, Claude Code's lines), through the real UserPromptSubmit,
+    /// Stop and SessionEnd hooks and a drain: no file under the state directory holds a private
+    /// part or a secret.
+    #[test]
+    fn no_private_part_or_secret_is_journaled_by_any_harness(
+        parts in proptest::collection::vec(
+            (hidden(), "[a-z ]{0,12}", proptest::bool::ANY),
+            1..5,
+        ),
+    ) {
+        let env = Env::new();
+        let cwd = env.home().to_path_buf();
+        let mut prompt = String::from("ask PMARKQ ");
+        let mut answer = String::from("answer AMARKQ ");
+        let mut forbidden = Vec::new();
+        for ((text, secret), filler, in_answer) in &parts {
+            let target = if *in_answer { &mut answer } else { &mut prompt };
+            target.push_str(filler);
+            target.push(' ');
+            target.push_str(text);
+            target.push(' ');
+            forbidden.push(secret.clone());
+        }
+        let transcript = env.home().join("transcript.jsonl");
+        let lines = [
+            json!({"role": "user", "message": {"content": [{"type": "text", "text": format!("<user_query>\n{prompt}\n</user_query>")}]}}),
+            json!({"role": "assistant", "message": {"content": [{"type": "text", "text": answer}]}}),
+            json!({"step_index": 0, "type": "USER_INPUT", "content": format!("<USER_REQUEST>\n{prompt}\n</USER_REQUEST>")}),
+            json!({"step_index": 1, "type": "PLANNER_RESPONSE", "content": answer}),
+            json!({"type": "user", "promptId": "t1", "message": {"role": "user", "content": prompt}}),
+            json!({"type": "assistant", "promptId": "t1", "message": {"id": "m-1", "role": "assistant", "stop_reason": "end_turn", "content": [{"type": "text", "text": answer}]}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&transcript, text).expect("transcript");
+        for name in crate::common::harness_names() {
+            let sid = format!("{name}-{}", unique_session());
+            let mut payload = base_payload("UserPromptSubmit", &sid, Some("t1"), &cwd);
+            for k in ["conversation_id", "conversationId"] {
+                payload[k] = json!(sid);
+            }
+            for k in ["transcript_path", "transcriptPath"] {
+                payload[k] = json!(transcript.display().to_string());
+            }
+            payload["generation_id"] = json!("t1");
+            payload["message_id"] = json!("m-1");
+            let mut ups = payload.clone();
+            ups["prompt"] = json!(prompt);
+            env.run_with(&["--harness", &name, "user-prompt-submit"], ups.to_string().as_bytes(), &[]);
+            let mut stop = payload.clone();
+            for k in ["last_assistant_message", "responseText", "response", "prompt_response"] {
+                stop[k] = json!(answer);
+            }
+            stop["responsePreview"] = json!(answer.chars().take(60).collect::<String>());
+            for cmd in ["stop", "session-end"] {
+                env.run_with(&["--harness", &name, cmd], stop.to_string().as_bytes(), &[]);
+            }
+        }
+        crate::common::wait_all_idle(&env);
+        env.drain();
+        let bytes = all_bytes(&env.state());
+        // The text was read and journaled, only without what the rule removes.
+        proptest::prop_assert!(holds(&bytes, "PMARKQ") && holds(&bytes, "AMARKQ"));
+        for f in &forbidden {
+            proptest::prop_assert!(!holds(&bytes, f), "{f} under the state directory");
+        }
+    }
+}

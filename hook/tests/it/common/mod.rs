@@ -910,3 +910,18 @@ pub fn uuid_shaped(sid: &str) -> String {
         &hex[20..32]
     )
 }
+
+/// Every harness `ovhook --help` lists.
+pub fn harness_names() -> Vec<String> {
+    let out = Env::new().run_with(&["--help"], b"", &[]);
+    let help = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+    let list = help
+        .split("[possible values: ")
+        .nth(1)
+        .and_then(|s| s.split(']').next())
+        .expect("--harness lists its possible values");
+    list.split(',')
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
