@@ -301,6 +301,10 @@ fn recall_falls_through_to_tier_three_and_renders_format_b() {
     assert_eq!(v["mode"], "context");
     assert_eq!(v["session_id"], "zc-1");
     assert_eq!(v["dedup_turns"], 5);
+    assert_eq!(
+        v["query_expansion"], "off",
+        "no query planner call on the agent's path"
+    );
     assert_eq!(v["score_threshold"], 0.35);
     assert!(
         v.get("quotas").is_none(),
@@ -318,6 +322,7 @@ fn recall_falls_through_to_tier_three_and_renders_format_b() {
     assert_eq!(v["max_chars"], 5000);
     assert_eq!(v["session_id"], "zc-1", "tier 2 names the session too");
     assert_eq!(v["dedup_turns"], 5, "and leaves out its latest turns");
+    assert_eq!(v["query_expansion"], "off");
 }
 
 #[test]
