@@ -33,6 +33,27 @@ fn run(env: &Env, harness: &str, cmd: &str, payload: &Value, extra: &[(&str, &st
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
+/// A Codex turn, prompt and answer, journaled while nothing is configured (so that no Stop
+/// worker sends it first); its session and turn ids.
+fn finished_turn_unsent(env: &Env, cwd: &str) -> (String, String) {
+    let sid = format!("019b{}", &common::unique_turn()[5..]);
+    let turn = common::unique_turn();
+    let mut ups = codex("UserPromptSubmit", &sid, &turn, cwd);
+    ups["prompt"] = json!("a prompt before the compaction");
+    run(
+        env,
+        "codex",
+        "user-prompt-submit",
+        &ups,
+        &[("OPENVIKING_URL", "off")],
+    );
+    let mut stop = codex("Stop", &sid, &turn, cwd);
+    stop["last_assistant_message"] = json!("an answer before the compaction");
+    run(env, "codex", "stop", &stop, &[("OPENVIKING_URL", "off")]);
+    common::wait_all_idle(env);
+    (sid, turn)
+}
+
 /// Two turns made while the server could not be reached, a third in progress: the PreCompact
 /// hook (the server back) returns with the two turns on the server and the session committed,
 /// and the third turn's prompt not sent.
@@ -154,22 +175,7 @@ fn pre_compact_against_a_silent_server_keeps_the_turn_for_later() {
     let mut env = Env::with_url(&url);
     env.set("OPENVIKING_TIMEOUT_MS", "60000");
     let cwd = env.home().display().to_string();
-    let sid = format!("019b{}", &common::unique_turn()[5..]);
-    let turn = common::unique_turn();
-    let mut ups = codex("UserPromptSubmit", &sid, &turn, &cwd);
-    ups["prompt"] = json!("a prompt before the compaction");
-    // Journaled while nothing is configured, so that no Stop worker sends it first.
-    run(
-        &env,
-        "codex",
-        "user-prompt-submit",
-        &ups,
-        &[("OPENVIKING_URL", "off")],
-    );
-    let mut stop = codex("Stop", &sid, &turn, &cwd);
-    stop["last_assistant_message"] = json!("an answer before the compaction");
-    run(&env, "codex", "stop", &stop, &[("OPENVIKING_URL", "off")]);
-    common::wait_all_idle(&env);
+    let (sid, turn) = finished_turn_unsent(&env, &cwd);
 
     let mut pre = codex("PreCompact", &sid, &turn, &cwd);
     pre["trigger"] = json!("manual");
@@ -203,21 +209,7 @@ fn pre_compact_leaves_a_server_in_the_shared_back_off_alone() {
     listener.set_nonblocking(true).expect("nonblocking");
     let env = Env::with_url(&url);
     let cwd = env.home().display().to_string();
-    let sid = format!("019b{}", &common::unique_turn()[5..]);
-    let turn = common::unique_turn();
-    let mut ups = codex("UserPromptSubmit", &sid, &turn, &cwd);
-    ups["prompt"] = json!("a prompt before the compaction");
-    run(
-        &env,
-        "codex",
-        "user-prompt-submit",
-        &ups,
-        &[("OPENVIKING_URL", "off")],
-    );
-    let mut stop = codex("Stop", &sid, &turn, &cwd);
-    stop["last_assistant_message"] = json!("an answer before the compaction");
-    run(&env, "codex", "stop", &stop, &[("OPENVIKING_URL", "off")]);
-    common::wait_all_idle(&env);
+    let (sid, turn) = finished_turn_unsent(&env, &cwd);
 
     ov_engine::backoff::start(
         &env.state(),

@@ -5,37 +5,10 @@
 //! server before any later hook: the Stop ends the running prompt turn, and a worker waits,
 //! once and bounded, for the transcript to show it.
 
-use std::io::Write;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
-
+use crate::common::copilot_recorded::{append, events_file, hooks, turn_lines};
 use crate::common::{client, server_url, unique_session, uuid_shaped, Env};
-
-const RECORDED_SID: &str = "c375766f-19b5-404d-962a-147958f91aac";
-
-/// The recorded transcript's lines of turn `n` (1-based): from its user message to the next
-/// (the first turn from the file's start).
-fn turn_lines(transcript: &str, n: usize) -> String {
-    transcript
-        .split_inclusive('\n')
-        .scan(0, |users, line| {
-            *users += usize::from(line.contains(r#""type":"user.message""#));
-            Some((*users, line))
-        })
-        .filter(|(users, _)| *users == n || (n == 1 && *users == 0))
-        .map(|(_, line)| line)
-        .collect()
-}
-
-fn append(path: &std::path::Path, text: &str) {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .expect("events.jsonl");
-}
 
 #[test]
 fn a_turn_the_events_file_shows_after_its_hooks_reaches_the_server_without_a_later_hook() {
@@ -48,46 +21,20 @@ fn a_turn_the_events_file_shows_after_its_hooks_reaches_the_server_without_a_lat
     let cwd = env.home().join("work");
     std::fs::create_dir_all(&cwd).expect("cwd");
     let cwd = cwd.display().to_string();
-    let events = env
-        .home()
-        .join(".copilot/session-state")
-        .join(&sid)
-        .join("events.jsonl");
-    std::fs::create_dir_all(events.parent().expect("dir")).expect("mkdir");
-    let root =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/agents/copilot");
-    let transcript = std::fs::read_to_string(root.join("transcript.jsonl"))
-        .expect("transcript")
-        .replace(RECORDED_SID, &sid);
-    let (first, second) = (turn_lines(&transcript, 1), turn_lines(&transcript, 2));
+    let events = events_file(&env, &sid);
+    let (first, second) = (turn_lines(&sid, 1), turn_lines(&sid, 2));
     assert!(first.contains("user.message") && second.contains("user.message"));
 
-    let hooks = std::fs::read_to_string(root.join("hooks.jsonl")).expect("hooks");
     let mut stops = 0;
     let mut writer = None;
     // The first two `copilot -p` runs: sessionStart … sessionEnd, twice.
-    for line in hooks.lines() {
-        let v: Value = serde_json::from_str(line).expect("hook");
-        let command = match v["event"].as_str().expect("event") {
-            "sessionStart" => "session-start",
-            "userPromptSubmitted" => "user-prompt-submit",
-            "preToolUse" => "pre-tool-use",
-            "agentStop" => "stop",
-            "sessionEnd" => "session-end",
-            _ => continue,
-        };
+    for (command, payload) in hooks(&sid, &cwd, &events) {
         if command == "stop" {
             stops += 1;
             if stops == 1 {
                 // The first turn is in the file when its agentStop runs.
                 append(&events, &first);
             }
-        }
-        let mut payload = v["payload"].clone();
-        payload["sessionId"] = json!(sid);
-        payload["cwd"] = json!(cwd);
-        if payload.get("transcriptPath").is_some() {
-            payload["transcriptPath"] = json!(events.display().to_string());
         }
         let out = env.run_with(
             &["--harness", "copilot", command],

@@ -411,13 +411,33 @@ fn a_claude_code_transcript_journals_nothing_of_a_tool_when_capture_tools_is_off
         .any(|w| w == READ_CALL.as_bytes()));
 }
 
+/// After the hooks, with every worker done and two drains: one tool-call event journaled, the
+/// secret nowhere under the state directory, and on the server one answer holding one tool
+/// part, which is returned.
+fn the_one_tool_part(env: &Env, url: &str, sid: &str, prefix: &str) -> Value {
+    crate::common::wait_all_idle(env);
+    env.drain();
+    env.drain();
+    let tools = tool_events(env, sid);
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    let bytes = all_bytes(&env.state());
+    assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
+    let remote = ov_engine::ids::remote_session_id(prefix, sid);
+    let held = client(url).session_messages(&remote).expect("read back");
+    let answers: Vec<_> = held.iter().filter(|m| m.role == "assistant").collect();
+    assert_eq!(answers.len(), 1, "{held:#?}");
+    let parts = &answers[0].tool_parts;
+    assert_eq!(parts.len(), 1, "{parts:#?}");
+    parts[0].clone()
+}
+
 /// The recorded Copilot CLI session's first turn (a `view` call) through the real binary
 /// against the real server, with `capture.tools` on: the answer holds the call as one tool part
 /// (paired from `events.jsonl`'s `toolRequests` and `tool.execution_complete`), the secret put
 /// into its output gone; another drain adds nothing.
 #[test]
 fn a_copilot_turn_reaches_the_real_server_with_its_tool_part_once() {
-    use std::io::Write;
+    use crate::common::copilot_recorded;
     let Some(url) = server_url() else {
         return;
     };
@@ -428,50 +448,16 @@ fn a_copilot_turn_reaches_the_real_server_with_its_tool_part_once() {
     let cwd = env.home().join("work");
     std::fs::create_dir_all(&cwd).expect("cwd");
     let cwd = cwd.display().to_string();
-    let events = env
-        .home()
-        .join(".copilot/session-state")
-        .join(&sid)
-        .join("events.jsonl");
-    std::fs::create_dir_all(events.parent().expect("dir")).expect("mkdir");
-    let root =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/agents/copilot");
-    let recorded_sid = "c375766f-19b5-404d-962a-147958f91aac";
-    let transcript = std::fs::read_to_string(root.join("transcript.jsonl")).expect("transcript");
-    // The first turn: every line before the second user message.
-    let first: String = transcript
-        .split_inclusive('\n')
-        .scan(0, |users, line| {
-            *users += usize::from(line.contains(r#""type":"user.message""#));
-            (*users < 2).then_some(line)
-        })
-        .collect::<String>()
-        .replace(recorded_sid, &sid)
+    let events = copilot_recorded::events_file(&env, &sid);
+    // The first turn, the secret put into its tool's output.
+    let first = copilot_recorded::turn_lines(&sid, 1)
         .replace("NOTE-CONTENT-42", &format!("NOTE-CONTENT-42 {SECRET}"));
-    let hooks = std::fs::read_to_string(root.join("hooks.jsonl")).expect("hooks");
-    for line in hooks.lines().take(6) {
-        let v: Value = serde_json::from_str(line).expect("hook");
-        let command = match v["event"].as_str().expect("event") {
-            "sessionStart" => "session-start",
-            "userPromptSubmitted" => "user-prompt-submit",
-            "preToolUse" => "pre-tool-use",
-            "agentStop" => "stop",
-            "sessionEnd" => "session-end",
-            _ => continue,
-        };
+    for (command, payload) in copilot_recorded::hooks(&sid, &cwd, &events)
+        .into_iter()
+        .take(5)
+    {
         if command == "stop" {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&events)
-                .and_then(|mut f| f.write_all(first.as_bytes()))
-                .expect("events.jsonl");
-        }
-        let mut payload = v["payload"].clone();
-        payload["sessionId"] = json!(sid);
-        payload["cwd"] = json!(cwd);
-        if payload.get("transcriptPath").is_some() {
-            payload["transcriptPath"] = json!(events.display().to_string());
+            copilot_recorded::append(&events, &first);
         }
         let out = env.run_with(
             &["--harness", "copilot", command],
@@ -480,20 +466,7 @@ fn a_copilot_turn_reaches_the_real_server_with_its_tool_part_once() {
         );
         assert_eq!(out.status.code(), Some(0), "{command}");
     }
-    crate::common::wait_all_idle(&env);
-    env.drain();
-    env.drain();
-
-    let tools = tool_events(&env, &sid);
-    assert_eq!(tools.len(), 1, "{tools:?}");
-    let bytes = all_bytes(&env.state());
-    assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
-    let remote = ov_engine::ids::remote_session_id("gh-", &sid);
-    let held = client(&url).session_messages(&remote).expect("read back");
-    let answers: Vec<_> = held.iter().filter(|m| m.role == "assistant").collect();
-    assert_eq!(answers.len(), 1, "{held:#?}");
-    let parts = &answers[0].tool_parts;
-    assert_eq!(parts.len(), 1, "{parts:#?}");
+    let parts = [the_one_tool_part(&env, &url, &sid, "gh-")];
     assert_eq!(parts[0]["tool_name"], json!("view"));
     assert_eq!(parts[0]["tool_id"], json!("call_ffc6a1596b4c4533bfed"));
     assert_eq!(parts[0]["tool_status"], json!("completed"));
@@ -553,20 +526,7 @@ fn a_zcode_rollout_turn_reaches_the_real_server_with_its_tool_part_once() {
         &stop_payload(&sid, &turn, &cwd),
         &[("OVHOOK_NO_DETACH", "1")],
     );
-    crate::common::wait_all_idle(&env);
-    env.drain();
-    env.drain();
-
-    let tools = tool_events(&env, &sid);
-    assert_eq!(tools.len(), 1, "{tools:?}");
-    let bytes = all_bytes(&env.state());
-    assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
-    let remote = ov_engine::ids::remote_session_id("zc-", &sid);
-    let held = client(&url).session_messages(&remote).expect("read back");
-    let answers: Vec<_> = held.iter().filter(|m| m.role == "assistant").collect();
-    assert_eq!(answers.len(), 1, "{held:#?}");
-    let parts = &answers[0].tool_parts;
-    assert_eq!(parts.len(), 1, "{parts:#?}");
+    let parts = [the_one_tool_part(&env, &url, &sid, "zc-")];
     assert_eq!(parts[0]["tool_name"], json!("Bash"));
     assert_eq!(parts[0]["tool_id"], json!("toolu_zc1"));
     let output = parts[0]["tool_output"].as_str().unwrap_or_default();

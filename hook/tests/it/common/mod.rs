@@ -15,6 +15,8 @@ use ov_engine::projector::State;
 use ov_engine::store::SessionStore;
 use serde_json::{json, Value};
 
+pub mod copilot_recorded;
+
 /// Upper bound of one hook process (hooks are bounded; this only catches a hang).
 const HOOK_TIMEOUT: Duration = Duration::from_secs(60);
 
