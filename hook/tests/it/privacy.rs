@@ -318,6 +318,26 @@ fn hidden() -> impl proptest::strategy::Strategy<Value = (String, String)> {
     ]
 }
 
+/// A prompt and an answer starting `prompt` and `answer`, each hidden part (after its filler) in
+/// the one its flag names; and what must never be stored: every hidden part's secret.
+fn compose(
+    prompt: &str,
+    answer: &str,
+    parts: &[((String, String), String, bool)],
+) -> (String, String, Vec<String>) {
+    let (mut prompt, mut answer) = (prompt.to_owned(), answer.to_owned());
+    let mut forbidden = Vec::new();
+    for ((text, secret), filler, in_answer) in parts {
+        let target = if *in_answer { &mut answer } else { &mut prompt };
+        target.push_str(filler);
+        target.push(' ');
+        target.push_str(text);
+        target.push(' ');
+        forbidden.push(secret.clone());
+    }
+    (prompt, answer, forbidden)
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 8, ..Default::default() })]
 
@@ -333,17 +353,7 @@ proptest::proptest! {
         let env = Env::new();
         let sid = unique_session();
         let cwd = env.home().to_path_buf();
-        let mut prompt = String::from("ask ");
-        let mut answer = String::from("answer ");
-        let mut forbidden = Vec::new();
-        for ((text, secret), filler, in_answer) in &parts {
-            let target = if *in_answer { &mut answer } else { &mut prompt };
-            target.push_str(filler);
-            target.push(' ');
-            target.push_str(text);
-            target.push(' ');
-            forbidden.push(secret.clone());
-        }
+        let (prompt, answer, forbidden) = compose("ask ", "answer ", &parts);
         let mut ups = base_payload("UserPromptSubmit", &sid, Some("t1"), &cwd);
         ups["prompt"] = json!(prompt);
         env.hook("user-prompt-submit", &ups);
@@ -377,17 +387,7 @@ proptest::proptest! {
     ) {
         let env = Env::new();
         let cwd = env.home().to_path_buf();
-        let mut prompt = String::from("ask PMARKQ ");
-        let mut answer = String::from("answer AMARKQ ");
-        let mut forbidden = Vec::new();
-        for ((text, secret), filler, in_answer) in &parts {
-            let target = if *in_answer { &mut answer } else { &mut prompt };
-            target.push_str(filler);
-            target.push(' ');
-            target.push_str(text);
-            target.push(' ');
-            forbidden.push(secret.clone());
-        }
+        let (prompt, answer, forbidden) = compose("ask PMARKQ ", "answer AMARKQ ", &parts);
         let transcript = env.home().join("transcript.jsonl");
         let lines = [
             json!({"role": "user", "message": {"content": [{"type": "text", "text": format!("<user_query>\n{prompt}\n</user_query>")}]}}),
