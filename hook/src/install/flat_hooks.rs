@@ -17,7 +17,7 @@ use std::path::Path;
 use anyhow::bail;
 use serde_json::{json, Map, Value};
 
-use super::hook_groups::{first_word, shell_quote};
+use super::hook_groups::{first_word, ovhook_command, runs_ovhook_for};
 use super::json_doc::object_at;
 use super::marker::mentions_integration;
 use super::target::{Parts, PlaceFormat};
@@ -46,25 +46,15 @@ pub struct FlatHooksFile {
 
 impl FlatHooksFile {
     fn is_ours(&self, entry: &Value) -> bool {
-        if mentions_integration(entry) {
-            return true;
-        }
-        let Some(line) = entry.get(self.command_key).and_then(Value::as_str) else {
-            return false;
-        };
-        let exe = first_word(line);
-        Path::new(&exe)
-            .file_name()
-            .is_some_and(|n| n == "ovhook" || n == "ovhook.exe")
-            && line.contains(&format!("--harness {}", self.harness))
+        mentions_integration(entry)
+            || entry
+                .get(self.command_key)
+                .and_then(Value::as_str)
+                .is_some_and(|line| runs_ovhook_for(line, self.harness))
     }
 
     fn command(&self, exe: &Path, sub: &str) -> String {
-        format!(
-            "{} --harness {} {sub}",
-            shell_quote(&exe.to_string_lossy()),
-            self.harness
-        )
+        ovhook_command(exe, self.harness, sub)
     }
 
     fn ours<'a>(&'a self, root: &'a Map<String, Value>) -> impl Iterator<Item = &'a Value> {

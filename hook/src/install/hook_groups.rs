@@ -198,6 +198,32 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
+/// Our shell line for harness `harness`'s subcommand `sub`: the binary `exe`, quoted.
+pub fn ovhook_command(exe: &Path, harness: &str, sub: &str) -> String {
+    format!(
+        "{} --harness {harness} {sub}",
+        shell_quote(&exe.to_string_lossy())
+    )
+}
+
+/// Whether `path` names an `ovhook` binary (`ovhook`, `ovhook.exe`), wherever it is.
+pub fn is_ovhook_binary(path: &str) -> bool {
+    Path::new(path)
+        .file_name()
+        .is_some_and(|n| n == "ovhook" || n == "ovhook.exe")
+}
+
+/// Whether shell line `line` runs an `ovhook` binary for `harness` (`--harness <harness>`, the
+/// name a whole word: `--harness cursorx` is not Cursor's).
+pub fn runs_ovhook_for(line: &str, harness: &str) -> bool {
+    is_ovhook_binary(&first_word(line))
+        && line
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| matches!(w, [flag, name] if *flag == "--harness" && *name == harness))
+}
+
 /// The first word of a shell line, unquoted (single quotes, `'\''`, or a bare word).
 pub fn first_word(line: &str) -> String {
     let line = line.trim_start();
@@ -222,11 +248,7 @@ pub fn first_word(line: &str) -> String {
 impl HookGroupsFile {
     /// Our command line for `sub`.
     pub fn command(&self, exe: &Path, sub: &str) -> String {
-        format!(
-            "{} --harness {} {sub}",
-            shell_quote(&exe.to_string_lossy()),
-            self.harness
-        )
+        ovhook_command(exe, self.harness, sub)
     }
 
     /// An entry written by ovhook for this harness.
@@ -234,14 +256,10 @@ impl HookGroupsFile {
         if has_our_status(entry, self.shape.status_key) {
             return true;
         }
-        let Some(cmd) = entry.get("command").and_then(Value::as_str) else {
-            return false;
-        };
-        let exe = first_word(cmd);
-        let named_ovhook = Path::new(&exe)
-            .file_name()
-            .is_some_and(|n| n == "ovhook" || n == "ovhook.exe");
-        named_ovhook && cmd.contains(&format!("--harness {}", self.harness))
+        entry
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|cmd| runs_ovhook_for(cmd, self.harness))
     }
 
     fn entries<'a>(&self, root: &'a Map<String, Value>) -> impl Iterator<Item = &'a Value> + 'a {
@@ -506,6 +524,23 @@ mod tests {
         disable_all_key: Some("disableAllHooks"),
         shape: &CLAUDE_ENTRY,
     };
+
+    #[test]
+    fn our_line_names_its_harness_as_a_whole_word() {
+        let line = ovhook_command(Path::new("/h/o p/ovhook"), "cursor", "stop");
+        assert_eq!(line, "'/h/o p/ovhook' --harness cursor stop");
+        assert!(runs_ovhook_for(&line, "cursor"));
+        assert!(!runs_ovhook_for(&line, "curso"));
+        assert!(!runs_ovhook_for(
+            "/h/ovhook --harness cursorx stop",
+            "cursor"
+        ));
+        assert!(!runs_ovhook_for(
+            "/h/not-ovhook --harness cursor stop",
+            "cursor"
+        ));
+        assert!(is_ovhook_binary("C:/x/ovhook.exe") && !is_ovhook_binary("ovhooks"));
+    }
 
     #[test]
     fn shell_words_round_trip() {

@@ -447,12 +447,7 @@ pub fn is_ours(entry: &Value) -> bool {
     let command_is_ovhook = entry
         .get("command")
         .and_then(Value::as_str)
-        .and_then(|c| {
-            Path::new(c)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-        })
-        .is_some_and(|n| n == "ovhook" || n == "ovhook.exe");
+        .is_some_and(crate::install::hook_groups::is_ovhook_binary);
     let sub = entry
         .get("args")
         .and_then(Value::as_array)
