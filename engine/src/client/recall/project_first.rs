@@ -1,13 +1,15 @@
-//! The current project's memories first, in the blocks the server renders (tiers 1 and 2).
+//! The current project's memories first, in every recall tier: one ordering rule.
 //!
 //! The server ranks another project's memory below the current one's only by its
 //! `other_peer_penalty`, whose default for preferences is 0.02: two projects' memories that both
 //! match a query keep the server's score order. Recall asks for `OTHER_PROJECT_PENALTY`
-//! (as tier 3 applies it itself), and then moves the current project's `<memory>` elements
-//! ahead of other projects', each group in the server's order. A rendered block with anything
-//! but whitespace between its elements is left as the server wrote it.
+//! (as tier 3 applies it itself, so that which items are picked leans the same way), and then
+//! the items are ordered by [`current_first`]: the current project's (and the user's own) ahead
+//! of other projects', each group in the order it had. In tiers 1 and 2 that moves the server's
+//! rendered `<memory>` elements ([`current_project_first`]; a block with anything but whitespace
+//! between its elements is left as the server wrote it), in tier 3 the ranked items.
 
-use super::project_of;
+use super::{block_uris, project_of};
 
 const OPEN: &str = "<memory ";
 const CLOSE: &str = "</memory>";
@@ -43,18 +45,15 @@ pub(super) fn current_project_first(rendered: &str, actor: Option<&str>) -> Stri
     if !gaps_blank {
         return rendered.to_owned();
     }
-    let other = |&(s, e): &(usize, usize)| {
-        let element = rendered.get(s..e).unwrap_or_default();
-        let uri = element
-            .split_once("uri=\"")
-            .and_then(|(_, r)| r.split_once('"'))
-            .map_or("", |(u, _)| u);
-        project_of(uri).is_some_and(|p| p != actor)
+    let uri_of = |&(s, e): &(usize, usize)| {
+        block_uris(rendered.get(s..e).unwrap_or_default())
+            .into_iter()
+            .next()
+            .unwrap_or_default()
     };
-    let (mine, theirs): (Vec<_>, Vec<_>) = spans.iter().partition(|s| !other(s));
-    let elements: Vec<&str> = mine
+    let ordered = current_first(spans.clone(), |s| uri_of(s), Some(actor));
+    let elements: Vec<&str> = ordered
         .iter()
-        .chain(&theirs)
         .map(|&(s, e)| rendered.get(s..e).unwrap_or_default())
         .collect();
     format!(
@@ -63,6 +62,22 @@ pub(super) fn current_project_first(rendered: &str, actor: Option<&str>) -> Stri
         elements.join("\n"),
         rendered.get(last.1..).unwrap_or_default()
     )
+}
+
+/// `items` with those of projects other than `actor` after the rest, each group in its order
+/// (`uri` says where an item is from). Unchanged without an `actor`.
+pub(super) fn current_first<T>(
+    items: Vec<T>,
+    uri: impl Fn(&T) -> String,
+    actor: Option<&str>,
+) -> Vec<T> {
+    let Some(actor) = actor else {
+        return items;
+    };
+    let (mine, theirs): (Vec<T>, Vec<T>) = items
+        .into_iter()
+        .partition(|i| project_of(&uri(i)).is_none_or(|p| p == actor));
+    mine.into_iter().chain(theirs).collect()
 }
 
 #[cfg(test)]
@@ -90,6 +105,30 @@ mod tests {
         assert!(pos("b1") < pos("b2"));
         assert_eq!(got.len(), rendered.len());
         assert_eq!(current_project_first(&rendered, None), rendered);
+    }
+
+    #[test]
+    fn ranked_items_put_the_current_project_first_in_their_order() {
+        let uri = |p: &str, n: u8| format!("viking://user/u/peers/{p}/memories/m{n}.md");
+        let items = vec![
+            uri("beta", 1),
+            uri("alpha", 1),
+            "viking://user/u/memories/own.md".to_owned(),
+            uri("beta", 2),
+            uri("alpha", 2),
+        ];
+        let got = current_first(items.clone(), Clone::clone, Some("alpha"));
+        assert_eq!(
+            got,
+            [
+                uri("alpha", 1),
+                "viking://user/u/memories/own.md".to_owned(),
+                uri("alpha", 2),
+                uri("beta", 1),
+                uri("beta", 2)
+            ]
+        );
+        assert_eq!(current_first(items.clone(), Clone::clone, None), items);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::project_first::current_first;
 use super::rank::{rank, Item};
 use super::{RecallOutcome, RecallRequest, FOOTER};
 use crate::client::{enc, fit_block, Client, ClientError, Method};
@@ -43,7 +44,11 @@ impl Client {
             .chain(skills.iter().map(|v| Item::from_json(v, "skill")))
             .filter(|i| i.score >= req.score_threshold)
             .collect();
-        let picked = rank(query, &mut items, limit, self.actor_peer.as_deref());
+        let picked = current_first(
+            rank(query, &mut items, limit, self.actor_peer.as_deref()),
+            |i| i.uri.clone(),
+            self.actor_peer.as_deref(),
+        );
         if picked.is_empty() {
             return Ok(None);
         }
