@@ -22,6 +22,28 @@ pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(hay, needle).is_some()
 }
 
+/// The text of a message's `content` in the shape Claude Code, Cursor and Droid write it: a
+/// string, or parts whose `type:"text"` ones are joined by newlines; trimmed, with `strip`
+/// removed first; `None` when no text is left.
+pub fn text_parts(content: &serde_json::Value, strip: Option<&str>) -> Option<String> {
+    use serde_json::Value;
+    let mut text = match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => return None,
+    };
+    if let Some(strip) = strip {
+        text = text.replace(strip, "");
+    }
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
 /// The complete lines among the last `max` bytes of the file at `path`, newest first, read
 /// lazily: the lines [`last_lines`] gives, in reverse. `None` when the file is missing or
 /// cannot be opened (logged).

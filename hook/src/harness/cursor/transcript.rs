@@ -49,21 +49,10 @@ pub fn last_answer(path: &Path) -> Option<String> {
     None
 }
 
-/// The text parts of a record's `content`, joined; `None` when there is no text.
+/// The text parts of a record's `content`, joined, without the `[REDACTED]` marks; `None` when
+/// there is no text.
 fn text_of(content: &Value) -> Option<String> {
-    let text = match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => return None,
-    };
-    let text = text.replace("[REDACTED]", "");
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_owned())
+    crate::harness::transcript_tail::text_parts(content, Some("[REDACTED]"))
 }
 
 #[cfg(test)]

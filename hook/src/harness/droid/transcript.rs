@@ -50,7 +50,9 @@ pub fn stop_turn(path: &Path, message_id: &str) -> Option<StopTurn> {
             .flatten()
             .filter(|m| m.id == message_id && m.role == "assistant")
     })?;
+    // A tool result's line (often large) is never the prompt: not parsed.
     let user = lines
+        .filter(|l| contains(l, b"\"user\"") && !contains(l, b"\"tool_result\""))
         .filter_map(|l| message(&l))
         .find(|m| m.role == "user" && m.is_real_prompt());
     Some(StopTurn {
@@ -69,18 +71,7 @@ struct Message {
 impl Message {
     /// The text parts of its content, joined; `None` when there is none.
     fn text(&self) -> Option<String> {
-        let text = match &self.content {
-            Value::String(s) => s.clone(),
-            Value::Array(parts) => parts
-                .iter()
-                .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => return None,
-        };
-        let text = text.trim();
-        (!text.is_empty()).then(|| text.to_owned())
+        crate::harness::transcript_tail::text_parts(&self.content, None)
     }
 
     /// A user message the user wrote: text, no tool result, and words of the user's by the
