@@ -129,6 +129,16 @@ fn run_session_within(
         log::info!("session {dir_name}: {why}: nothing sent");
         return Ok(false);
     }
+    // Inside a hook, the back-off every session's hooks share holds as it does for their
+    // recall: the agent does not wait on a server known to be down.
+    let url = ctx.cfg.server.as_ref().map(|s| s.url.clone());
+    let in_hook = deadline.is_some();
+    if let Some(url) = url.as_deref().filter(|_| in_hook) {
+        if ov_engine::backoff::active(root, url, ov_engine::store::now_ms()) {
+            log::info!("session {dir_name}: the server is backing off: left for a later worker");
+            return Ok(false);
+        }
+    }
     // Unreported journal damage is work: the worker journals it and reconciles.
     if matches!(reason, WorkerReason::Drain | WorkerReason::Resume) && folded.unreported.is_empty()
     {
@@ -153,6 +163,15 @@ fn run_session_within(
         | WorkerReason::PreCompact => Duration::from_secs(10),
     };
     let reports = delivery::run_worker(&store, &ctx, reason, left(wait))?;
+    // A hook's run that found the server unreachable (its session's window opened) opens the
+    // shared one too, as a hook's recall does.
+    if let Some(url) = url.as_deref().filter(|_| in_hook) {
+        let now = ov_engine::store::now_ms();
+        if store.fold()?.state.backing_off(now) {
+            let backoff_ms = ctx.cfg.network.backoff_ms;
+            ov_engine::backoff::start(root, url, now, backoff_ms, "unreachable from a hook's run");
+        }
+    }
     Ok(ctx.transport().is_some() && reports.iter().any(|r| !r.offline))
 }
 

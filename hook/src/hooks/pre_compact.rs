@@ -5,7 +5,8 @@
 //! journal's lock, the worker lock, each request) ends inside the hook's budget
 //! ([`super::budget`]); what does not fit stays journaled for the next worker or drain. While
 //! the back-off every session's hooks share is on for the server ([`ov_engine::backoff`]), it
-//! does not try: the agent does not wait on a server known to be down. The turn in progress
+//! does not try, and a run that finds the server unreachable opens that back-off
+//! ([`crate::worker::run_session_until`]): the agent does not wait on a server known to be down. The turn in progress
 //! stays open (it goes on after the compaction). Prints nothing.
 
 use ov_engine::event::{HookKind, WorkerReason};
@@ -22,21 +23,14 @@ pub fn handle(inv: &Invocation) {
         return;
     }
     drop(journaled);
-    if let Some(server) = &cfg.server {
-        if ov_engine::backoff::active(&inv.root, &server.url, ov_engine::store::now_ms()) {
-            // Every session's hooks leave that server alone for now: the agent does not wait
-            // on it; the next worker or drain sends what the compaction would have.
-            log::info!(
-                "pre-compact {}: the server is backing off: left for a later worker",
-                inv.session_id
-            );
-            return;
-        }
-    }
     let dir = ov_engine::ids::safe_part(&inv.session_id);
     let deadline = inv.budget.network_deadline();
     match crate::worker::run_session_until(&inv.root, &dir, WorkerReason::PreCompact, deadline) {
-        Ok(_) => log::info!("pre-compact {}: sent and committed", inv.session_id),
+        Ok(true) => log::info!("pre-compact {}: sent and committed", inv.session_id),
+        Ok(false) => log::info!(
+            "pre-compact {}: nothing reached the server: left for a later worker",
+            inv.session_id
+        ),
         Err(e) => log::warn!("pre-compact {}: {e:#}", inv.session_id),
     }
 }

@@ -245,3 +245,20 @@ fn pre_compact_leaves_a_server_in_the_shared_back_off_alone() {
     );
     assert!(!env.state_of(&sid).book.turns().is_empty());
 }
+
+/// A PreCompact whose run finds the server down opens the back-off every session's hooks share,
+/// as a hook's recall does: the next hook of any session does not wait on it.
+#[test]
+fn pre_compact_against_a_down_server_opens_the_shared_back_off() {
+    let url = format!("http://127.0.0.1:{}", common::closed_port());
+    let env = Env::with_url(&url);
+    let cwd = env.home().display().to_string();
+    let (sid, turn) = finished_turn_unsent(&env, &cwd);
+    assert!(ov_engine::backoff::read(&env.state()).is_none());
+    let mut pre = codex("PreCompact", &sid, &turn, &cwd);
+    pre["trigger"] = json!("auto");
+    run(&env, "codex", "pre-compact", &pre, &[]);
+    let shared = ov_engine::backoff::read(&env.state()).expect("the shared back-off");
+    assert_eq!(shared.url, url);
+    assert!(!env.state_of(&sid).is_settled(), "the turn stays for later");
+}
