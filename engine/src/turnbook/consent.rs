@@ -62,8 +62,8 @@ impl TurnBook {
         if let Some(i) = self.find(turn_id) {
             return i;
         }
-        if let Some(i) = self.turns.iter().rposition(|t| !t.stopped && !t.superseded) {
-            if let Some(t) = self.turns.get_mut(i).filter(|t| t.is_unnamed()) {
+        if let Some(i) = self.latest_running().filter(|&i| self.is_unnamed_at(i)) {
+            if let Some(t) = self.turns.get_mut(i) {
                 t.turn_id = Some(turn_id.to_owned());
                 self.apply_refused_ids(i);
                 return i;
@@ -72,6 +72,16 @@ impl TurnBook {
         let i = self.find_or_insert(turn_id);
         self.apply_refused_ids(i);
         i
+    }
+
+    /// The latest turn still running: not stopped, and no later turn superseded it.
+    pub(super) fn latest_running(&self) -> Option<usize> {
+        self.turns.iter().rposition(|t| !t.stopped && !t.superseded)
+    }
+
+    /// The turn at `i` is unnamed ([`TurnRecord::is_unnamed`]).
+    pub(super) fn is_unnamed_at(&self, i: usize) -> bool {
+        self.turns.get(i).is_some_and(TurnRecord::is_unnamed)
     }
 
     /// A turn known by a refused id is refused.

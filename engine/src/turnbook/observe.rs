@@ -86,7 +86,7 @@ impl TurnBook {
             }
             // An id-less Stop ends the latest turn that has not stopped (ZCode runs one
             // turn at a time), whoever named it; a turn a later one superseded is over.
-            None => match self.turns.iter().rposition(|t| !t.stopped && !t.superseded) {
+            None => match self.latest_running() {
                 Some(i) => i,
                 None => {
                     self.turns.push(TurnRecord::default());
@@ -118,10 +118,10 @@ impl TurnBook {
         if !self.turns.get(named)?.stopped {
             return None;
         }
-        let later = self.turns.get(named + 1..)?;
-        let j = later.iter().rposition(|t| !t.stopped && !t.superseded)?;
-        let t = later.get(j)?;
-        (t.is_unnamed() && t.hook_seen).then_some(named + 1 + j)
+        // The same turn an unknown Stop id would name (`find_or_name`), if it is after `named`.
+        self.latest_running().filter(|&j| {
+            j > named && self.is_unnamed_at(j) && self.turns.get(j).is_some_and(|t| t.hook_seen)
+        })
     }
 
     /// A subagent's whole turn, reported when it finished (at `at_ms`): complete as it
