@@ -160,6 +160,14 @@ pub fn run_worker(
             }
         }
         drop(lock);
+        // A run inside a hook (PreCompact) never starts a round past the hook's budget: what is
+        // left stays journaled for a later worker.
+        if settings
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Ok(reports);
+        }
         if grew && reports.len() < 16 {
             continue;
         }

@@ -612,6 +612,58 @@ fn a_run_inside_a_hooks_budget_leaves_the_in_doubt_settle_to_a_later_worker() ->
     Ok(())
 }
 
+/// A context whose first pass sees a hook append meanwhile (as a Stop whose own worker found
+/// the lock taken), under a hook's budget that has run out.
+struct AppendedMeanwhile<'a, 'b> {
+    transport: &'a Fake<'b>,
+    store: &'a SessionStore,
+    appended: std::cell::Cell<bool>,
+    deadline: Option<Instant>,
+}
+
+impl WorkerContext for AppendedMeanwhile<'_, '_> {
+    fn transcript(&self, _state: &State) -> Option<Box<dyn TranscriptSource>> {
+        None
+    }
+    fn transport(&self) -> Option<&dyn Transport> {
+        Some(self.transport)
+    }
+    fn settings(&self, _state: &State) -> DeliverySettings {
+        if !self.appended.replace(true) {
+            self.store
+                .append(
+                    hook(HookKind::Stop, "turn_late", "late"),
+                    Durability::Buffered,
+                )
+                .expect("append");
+        }
+        let mut s = settings();
+        s.deadline = self.deadline;
+        s
+    }
+}
+
+/// A worker goes round again for events appended while it ran, but a run inside a hook whose
+/// budget is spent (PreCompact) does not start another round: a later worker has them.
+#[test]
+fn a_run_past_its_hooks_budget_starts_no_other_round() -> TestResult {
+    for (deadline, rounds) in [(None, 2), (Some(Instant::now()), 1)] {
+        let s = Session::new()?;
+        add_turns(&s.store, 0..1)?;
+        let t = Fake::new(Server::default());
+        let ctx = AppendedMeanwhile {
+            transport: &t,
+            store: &s.store,
+            appended: std::cell::Cell::new(false),
+            deadline,
+        };
+        let reports =
+            delivery::run_worker(&s.store, &ctx, WorkerReason::PreCompact, Duration::ZERO)?;
+        assert_eq!(reports.len(), rounds, "deadline {deadline:?}: {reports:?}");
+    }
+    Ok(())
+}
+
 /// A 400 on a batch: its messages go one by one, only the bad one is set
 /// aside (with the server's words), the others and those behind are delivered.
 #[test]
