@@ -119,6 +119,23 @@ impl TranscriptToolCall {
     }
 }
 
+/// A tool call as a model request names it in a transcript: its id, its name, its input.
+pub type RequestedCall = (Option<String>, String, Option<Value>);
+
+/// The call `v` names, its id under `id_key` and its input under `input_key` (Copilot's
+/// `toolCallId`/`arguments`, ZCode's `id`/`input`); `None` without a name.
+pub fn requested_call(v: &Value, id_key: &str, input_key: &str) -> Option<RequestedCall> {
+    let name = v
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())?;
+    Some((
+        v.get(id_key).and_then(Value::as_str).map(str::to_owned),
+        name.to_owned(),
+        v.get(input_key).cloned(),
+    ))
+}
+
 /// The tool calls of one turn of a transcript range, in call order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TurnTools {

@@ -49,7 +49,7 @@ pub struct AssistantLine {
     /// `data.toolRequests` is not empty: the model called tools, the turn goes on.
     pub tool_requests: bool,
     /// The calls of `data.toolRequests` that name a tool: (`toolCallId`, `name`, `arguments`).
-    pub tool_calls: Vec<(Option<String>, String, Option<Value>)>,
+    pub tool_calls: Vec<crate::tool::RequestedCall>,
     /// The event's `timestamp` (ms since the epoch), when readable.
     pub at_ms: Option<u64>,
 }
@@ -114,18 +114,8 @@ struct WireToolDone {
 }
 
 /// A `toolRequests` item as (`toolCallId`, `name`, `arguments`), when it names a tool.
-fn tool_request(v: &Value) -> Option<(Option<String>, String, Option<Value>)> {
-    let name = v
-        .get("name")
-        .and_then(Value::as_str)
-        .filter(|n| !n.is_empty())?;
-    Some((
-        v.get("toolCallId")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        name.to_owned(),
-        v.get("arguments").cloned(),
-    ))
+fn tool_request(v: &Value) -> Option<crate::tool::RequestedCall> {
+    crate::tool::requested_call(v, "toolCallId", "arguments")
 }
 
 #[derive(Deserialize)]

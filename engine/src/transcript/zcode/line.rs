@@ -48,7 +48,7 @@ pub struct LineFacts {
     /// `completedAt`: when the call's answer was complete (ms since the epoch).
     pub completed_ms: Option<u64>,
     /// The calls of `response.toolCalls` that name a tool: (`id`, `name`, `input`).
-    pub tool_calls: Vec<(Option<String>, String, Option<Value>)>,
+    pub tool_calls: Vec<crate::tool::RequestedCall>,
     /// The `role:"tool"` messages that end `request.messages` (the results of the previous
     /// call's tools): (`toolCallId`, content, `isError`).
     pub tool_results: Vec<(String, Value, bool)>,
@@ -140,23 +140,13 @@ struct WireResponse<'a> {
 }
 
 /// The calls of a `response.toolCalls` that name a tool: (`id`, `name`, `input`).
-fn tool_calls(raw: &RawValue) -> Vec<(Option<String>, String, Option<Value>)> {
+fn tool_calls(raw: &RawValue) -> Vec<crate::tool::RequestedCall> {
     let Ok(items) = serde_json::from_str::<Vec<Value>>(raw.get()) else {
         return Vec::new();
     };
     items
         .iter()
-        .filter_map(|v| {
-            let name = v
-                .get("name")
-                .and_then(Value::as_str)
-                .filter(|n| !n.is_empty())?;
-            Some((
-                v.get("id").and_then(Value::as_str).map(str::to_owned),
-                name.to_owned(),
-                v.get("input").cloned(),
-            ))
-        })
+        .filter_map(|v| crate::tool::requested_call(v, "id", "input"))
         .collect()
 }
 
